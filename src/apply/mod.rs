@@ -1,0 +1,19 @@
+//! The shared applier: one place for matching, safety and writing, used by
+//! every format.
+//!
+//! - `seek.rs`: pure line search (exact, then the locator's relaxations).
+//! - `plan.rs`: pure planning: read, locate, rewrite in memory, collect errors.
+//! - `commit.rs`: carries out a plan with a journal, all or nothing.
+//! - `tree.rs`: the [`FileTree`] trait and an in-memory tree.
+//! - `fs.rs`: the disk, and the only code here that touches it.
+
+pub mod commit;
+pub mod fs;
+pub mod plan;
+pub mod seek;
+pub mod tree;
+
+pub use commit::commit;
+pub use fs::DiskTree;
+pub use plan::{plan, Change, Plan};
+pub use tree::{Entry, FileTree, MemTree};

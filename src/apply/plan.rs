@@ -1,0 +1,621 @@
+//! Planning: every file op is read, located and rewritten in memory, and
+//! every problem in every file is collected, before anything is written.
+//! Nothing here writes; `commit.rs` carries out a finished [`Plan`].
+
+use std::cell::OnceCell;
+use std::path::Path;
+use std::rc::Rc;
+
+use super::seek::FileText;
+use super::tree::{Entry, FileTree};
+use crate::error::{Code, Diagnostic, TargetLabel};
+use crate::ir::{Action, Edit, FileOp, Hint, Line, NewLine, NewText, Patch, PathRef, Relax, Uniqueness};
+use crate::paths::RelPath;
+use crate::validate::check_path;
+
+/// What the commit does to one path. Originals are kept for the rollback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Create { path: RelPath, bytes: Vec<u8> },
+    Write { path: RelPath, bytes: Vec<u8>, original: Vec<u8> },
+    Delete { path: RelPath, original: Vec<u8>, mode: u32 },
+    Move { from: RelPath, to: RelPath, bytes: Vec<u8>, original: Vec<u8>, mode: u32 },
+    CreateDir { path: RelPath },
+    Unchanged { path: RelPath },
+}
+
+impl Change {
+    /// The contract's `action` word.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Change::Create { .. } => "added",
+            Change::Write { .. } => "modified",
+            Change::Delete { .. } => "deleted",
+            Change::Move { .. } => "renamed",
+            Change::CreateDir { .. } => "dir_created",
+            Change::Unchanged { .. } => "unchanged",
+        }
+    }
+
+    /// The path the change leaves behind (the destination of a move).
+    pub fn path(&self) -> &RelPath {
+        match self {
+            Change::Create { path, .. }
+            | Change::Write { path, .. }
+            | Change::Delete { path, .. }
+            | Change::CreateDir { path }
+            | Change::Unchanged { path } => path,
+            Change::Move { to, .. } => to,
+        }
+    }
+
+    pub fn from(&self) -> Option<&RelPath> {
+        match self {
+            Change::Move { from, .. } => Some(from),
+            _ => None,
+        }
+    }
+}
+
+/// Everything the commit will do, and the warnings found on the way.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub changes: Vec<Change>,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Plans `patch` against `tree`. `root` is the canonical root (for absolute
+/// paths). Returns every error in every file, or the plan.
+pub fn plan(patch: &Patch, tree: &dyn FileTree, root: Option<&Path>) -> Result<Plan, Vec<Diagnostic>> {
+    let mut plan = Plan::default();
+    let mut errors = vec![];
+    for op in &patch.files {
+        let mut cx = OpCx { tree, root, warnings: &mut plan.warnings, errors: &mut errors };
+        if let Some(change) = cx.op(op) {
+            plan.changes.push(change);
+        }
+    }
+    if errors.is_empty() {
+        Ok(plan)
+    } else {
+        Err(errors)
+    }
+}
+
+struct OpCx<'a> {
+    tree: &'a dyn FileTree,
+    root: Option<&'a Path>,
+    warnings: &'a mut Vec<Diagnostic>,
+    errors: &'a mut Vec<Diagnostic>,
+}
+
+impl OpCx<'_> {
+    fn fail<T>(&mut self, d: Diagnostic) -> Option<T> {
+        self.errors.push(d);
+        None
+    }
+
+    fn io_error<T>(&mut self, path: &PathRef, err: std::io::Error) -> Option<T> {
+        self.fail(
+            Diagnostic::new(Code::IoError, format!("`{}`: {err}", path.text))
+                .at(path.span, "could not be read")
+                .path(path.text.as_str()),
+        )
+    }
+
+    /// Resolves a path and checks that no symbolic link leads out of the root.
+    fn resolve(&mut self, path: &PathRef) -> Option<RelPath> {
+        let rel = match check_path(path, self.root) {
+            Ok(rel) => rel,
+            Err(d) => return self.fail(d),
+        };
+        match self.tree.escapes(&rel) {
+            Ok(None) => Some(rel),
+            Ok(Some(target)) => self.fail(
+                Diagnostic::new(Code::PathEscape, format!("`{rel}` leads outside the root through a symbolic link"))
+                    .at(path.span, format!("resolves to {target}"))
+                    .path(rel.as_str())
+                    .hint("patch files inside the root only; symbolic links that leave it are never followed"),
+            ),
+            Err(e) => self.io_error(path, e),
+        }
+    }
+
+    fn entry(&mut self, path: &PathRef, rel: &RelPath) -> Option<Entry> {
+        match self.tree.entry(rel) {
+            Ok(e) => Some(e),
+            Err(e) => self.io_error(path, e),
+        }
+    }
+
+    /// Reads a regular UTF-8 file.
+    fn read_text(&mut self, path: &PathRef, rel: &RelPath, entry: Entry) -> Option<String> {
+        match entry {
+            Entry::File { .. } => {}
+            Entry::Missing => {
+                return self.fail(
+                    Diagnostic::new(Code::FileNotFound, format!("`{rel}` does not exist"))
+                        .at(path.span, "no such file under the root")
+                        .path(rel.as_str())
+                        .hint("check the path (it is relative to the root), or create the file with `--- /dev/null`"),
+                )
+            }
+            other => {
+                let what = match other {
+                    Entry::Dir => "a directory",
+                    Entry::Symlink => "a symbolic link",
+                    _ => "not a regular file",
+                };
+                return self.fail(
+                    Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is {what}"))
+                        .at(path.span, "only regular text files can be patched")
+                        .path(rel.as_str())
+                        .hint("patch the regular file itself"),
+                );
+            }
+        }
+        let bytes = match self.tree.read(rel) {
+            Ok(b) => b,
+            Err(e) => return self.io_error(path, e),
+        };
+        match String::from_utf8(bytes) {
+            Ok(text) => Some(text),
+            Err(_) => self.fail(
+                Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is not UTF-8 text"))
+                    .at(path.span, "binary or non-UTF-8 file")
+                    .path(rel.as_str())
+                    .hint("only UTF-8 text files can be patched"),
+            ),
+        }
+    }
+
+    /// Checks that a new file can be created at `rel`: nothing there, and no
+    /// ancestor is a file.
+    fn creatable(&mut self, path: &PathRef, rel: &RelPath) -> Option<()> {
+        for dir in rel.ancestors() {
+            match self.entry(path, &dir)? {
+                Entry::Dir | Entry::Missing => {}
+                _ => {
+                    return self.fail(
+                        Diagnostic::new(Code::FileExists, format!("cannot create `{rel}`: `{dir}` is not a directory"))
+                            .at(path.span, "a parent of this path is a file")
+                            .path(rel.as_str())
+                            .hint("choose a path whose parent directories are directories"),
+                    )
+                }
+            }
+        }
+        Some(())
+    }
+
+    fn op(&mut self, op: &FileOp) -> Option<Change> {
+        let rel = self.resolve(&op.path)?;
+        let entry = self.entry(&op.path, &rel)?;
+        match &op.action {
+            Action::Add { content } => {
+                let bytes = render_new(content);
+                match entry {
+                    Entry::Missing => {
+                        self.creatable(&op.path, &rel)?;
+                        Some(Change::Create { path: rel, bytes })
+                    }
+                    Entry::File { .. } => {
+                        let current = self.read_text(&op.path, &rel, entry)?;
+                        if current.as_bytes() == bytes.as_slice() {
+                            return Some(Change::Unchanged { path: rel });
+                        }
+                        self.fail(
+                            Diagnostic::new(Code::FileExists, format!("`{rel}` already exists with other content"))
+                                .at(op.path.span, "this file would be created")
+                                .path(rel.as_str())
+                                .hint("edit the existing file with `--- a/PATH` and hunks instead of `--- /dev/null`"),
+                        )
+                    }
+                    _ => self.fail(
+                        Diagnostic::new(Code::FileExists, format!("`{rel}` already exists and is not a file"))
+                            .at(op.path.span, "something else is at this path")
+                            .path(rel.as_str()),
+                    ),
+                }
+            }
+            Action::Delete { edits } => {
+                let mode = match entry {
+                    Entry::File { mode } => mode,
+                    _ => 0o644,
+                };
+                let original = self.read_text(&op.path, &rel, entry)?;
+                let rest = self.edit_text(&rel, &original, edits)?;
+                if !rest.is_empty() {
+                    let n = rest.lines().count();
+                    return self.fail(
+                        Diagnostic::new(Code::ContextNotFound, format!("deleting `{rel}`: {n} line(s) would remain"))
+                            .at(op.span, "this deletion does not list the whole file")
+                            .path(rel.as_str())
+                            .hint("a deletion must list every line of the file as a `-` line; re-read the file"),
+                    );
+                }
+                Some(Change::Delete { path: rel, original: original.into_bytes(), mode })
+            }
+            Action::Modify { edits, move_to } => {
+                let mode = match entry {
+                    Entry::File { mode } => mode,
+                    _ => 0o644,
+                };
+                let original = self.read_text(&op.path, &rel, entry)?;
+                let text = self.edit_text(&rel, &original, edits)?;
+                let Some(to_ref) = move_to else {
+                    if text == original {
+                        return Some(Change::Unchanged { path: rel });
+                    }
+                    return Some(Change::Write { path: rel, bytes: text.into_bytes(), original: original.into_bytes() });
+                };
+                let to = self.resolve(to_ref)?;
+                if to == rel {
+                    return Some(Change::Write { path: rel, bytes: text.into_bytes(), original: original.into_bytes() });
+                }
+                if self.entry(to_ref, &to)? != Entry::Missing {
+                    return self.fail(
+                        Diagnostic::new(Code::FileExists, format!("cannot move `{rel}` onto existing `{to}`"))
+                            .at(to_ref.span, "this destination exists")
+                            .path(to.as_str())
+                            .hint("move to a path that does not exist, or delete the destination first"),
+                    );
+                }
+                self.creatable(to_ref, &to)?;
+                Some(Change::Move { from: rel, to, bytes: text.into_bytes(), original: original.into_bytes(), mode })
+            }
+            Action::CreateDir => match entry {
+                Entry::Missing => {
+                    self.creatable(&op.path, &rel)?;
+                    Some(Change::CreateDir { path: rel })
+                }
+                Entry::Dir => Some(Change::Unchanged { path: rel }),
+                _ => self.fail(
+                    Diagnostic::new(Code::FileExists, format!("`{rel}` exists and is not a directory"))
+                        .at(op.path.span, "a directory would be created here")
+                        .path(rel.as_str()),
+                ),
+            },
+        }
+    }
+
+    /// Locates every edit in `original` and returns the edited text, or
+    /// records every edit that could not be placed.
+    fn edit_text(&mut self, rel: &RelPath, original: &str, edits: &[Edit]) -> Option<String> {
+        let file = FileText::new(original);
+        let target_text: OnceCell<Rc<str>> = OnceCell::new();
+        let mut loc = Locating { file: &file, rel, target_text: &target_text, warnings: vec![], errors: vec![] };
+        let regions = loc.locate_all(edits);
+        self.warnings.append(&mut loc.warnings);
+        if !loc.errors.is_empty() {
+            self.errors.append(&mut loc.errors);
+            return None;
+        }
+        Some(assemble(&file, edits, &regions))
+    }
+}
+
+/// The bytes of a new file: LF line ends.
+fn render_new(content: &NewText) -> Vec<u8> {
+    let mut out = String::new();
+    for line in &content.lines {
+        out.push_str(&line.text);
+        out.push('\n');
+    }
+    if !content.final_newline && out.ends_with('\n') {
+        out.pop();
+    }
+    out.into_bytes()
+}
+
+/// Where an edit's old block was found.
+#[derive(Debug, Clone, Copy)]
+struct Region {
+    start: usize,
+    len: usize,
+    edit: usize,
+}
+
+struct Locating<'a, 'f> {
+    file: &'a FileText<'f>,
+    rel: &'a RelPath,
+    target_text: &'a OnceCell<Rc<str>>,
+    warnings: Vec<Diagnostic>,
+    errors: Vec<Diagnostic>,
+}
+
+/// Why a block was not placed.
+enum Miss {
+    NotFound,
+    Ambiguous(Vec<usize>, Option<Relax>),
+    PastEnd(usize),
+}
+
+impl Locating<'_, '_> {
+    fn target(&self, start: usize, end: usize, message: String) -> TargetLabel {
+        let text = self.target_text.get_or_init(|| Rc::from(self.file.text)).clone();
+        let (s, e) = self.file.span_of(start, end);
+        TargetLabel { path: self.rel.to_string(), text, span: crate::ir::Span::new(s, e), message }
+    }
+
+    fn locate_all(&mut self, edits: &[Edit]) -> Vec<Region> {
+        let mut regions = vec![];
+        let mut drift: isize = 0;
+        let mut cursor = 0;
+        for (i, edit) in edits.iter().enumerate() {
+            match self.locate(edit, drift, cursor) {
+                Ok((start, relax)) => {
+                    if let Some(Hint::Near(h)) = edit.locator.hint {
+                        let expected = h.saturating_add_signed(drift);
+                        if start != expected {
+                            self.warnings.push(
+                                Diagnostic::new(
+                                    Code::LineHintDrift,
+                                    format!(
+                                        "hunk matched at line {} of `{}`, {} line(s) from where its header points",
+                                        start + 1,
+                                        self.rel,
+                                        start.abs_diff(expected)
+                                    ),
+                                )
+                                .at(edit.span, "the context decided, not the line number")
+                                .path(self.rel.as_str()),
+                            );
+                        }
+                        drift = start as isize - h as isize;
+                    }
+                    if let Some(relax) = relax {
+                        self.warnings.push(
+                            Diagnostic::new(
+                                Code::WhitespaceFuzz,
+                                format!("hunk matched line {} of `{}` only {}", start + 1, self.rel, relax.describe()),
+                            )
+                            .at(edit.span, "whitespace differs from the file")
+                            .path(self.rel.as_str())
+                            .note("context lines keep the file's own text"),
+                        );
+                    }
+                    cursor = start + edit.old.len();
+                    regions.push(Region { start, len: edit.old.len(), edit: i });
+                }
+                Err(miss) => {
+                    let d = self.miss(edit, miss, drift);
+                    self.errors.push(d);
+                }
+            }
+        }
+        regions.sort_by_key(|r| (r.start, r.edit));
+        for pair in regions.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if b.start < a.start + a.len || (b.start == a.start && a.len > 0 && b.len > 0) {
+                self.errors.push(
+                    Diagnostic::new(
+                        Code::OverlappingHunks,
+                        format!("two hunks of `{}` claim the same lines (from line {})", self.rel, b.start + 1),
+                    )
+                    .at(edits[b.edit].span, "this hunk overlaps")
+                    .secondary(edits[a.edit].span, "this one")
+                    .path(self.rel.as_str())
+                    .hint("merge overlapping hunks into one, or give each hunk context that occurs only once"),
+                );
+            }
+        }
+        regions
+    }
+
+    fn locate(&self, edit: &Edit, drift: isize, cursor: usize) -> Result<(usize, Option<Relax>), Miss> {
+        let loc = &edit.locator;
+        let file = self.file;
+        let n = edit.old.len();
+        let near = match loc.hint {
+            Some(Hint::Near(h)) => Some(h.saturating_add_signed(drift)),
+            _ => None,
+        };
+        let mut from = match loc.uniqueness {
+            Uniqueness::FirstAfterCursor => cursor,
+            Uniqueness::UniqueInFile => 0,
+        };
+        if let Some(Hint::From(h)) = loc.hint {
+            from = from.max(h);
+        }
+        if n == 0 {
+            let at = if loc.at_eof { file.len() } else { near.unwrap_or(from) };
+            return if at <= file.len() { Ok((at, None)) } else { Err(Miss::PastEnd(at)) };
+        }
+        let fits = |start: usize| !loc.at_eof || start + n == file.len();
+        if let Some(h) = near {
+            if fits(h) && file.matches_at(h, &edit.old, None) {
+                return Ok((h, None));
+            }
+        }
+        for relax in std::iter::once(None).chain(loc.relax.iter().copied().map(Some)) {
+            let found: Vec<usize> = file.find_all(&edit.old, relax, from).into_iter().filter(|&s| fits(s)).collect();
+            match (loc.uniqueness, found.len()) {
+                (_, 0) => continue,
+                (Uniqueness::FirstAfterCursor, _) | (_, 1) => return Ok((found[0], relax)),
+                _ => return Err(Miss::Ambiguous(found, relax)),
+            }
+        }
+        Err(Miss::NotFound)
+    }
+
+    fn miss(&self, edit: &Edit, miss: Miss, drift: isize) -> Diagnostic {
+        let rel = self.rel;
+        let hint_line = match edit.locator.hint {
+            Some(Hint::Near(h)) => Some(h.saturating_add_signed(drift)),
+            Some(Hint::From(h)) => Some(h),
+            None => None,
+        };
+        match miss {
+            Miss::PastEnd(at) => Diagnostic::new(
+                Code::ContextNotFound,
+                format!("`{rel}` has {} line(s); the hunk inserts after line {at}", self.file.len()),
+            )
+            .at(edit.span, "this hunk has no context lines to place it")
+            .path(rel.as_str())
+            .hint("add a few unchanged context lines around the insertion, and fix the hunk header's line number"),
+            Miss::Ambiguous(found, relax) => {
+                let where_ = found
+                    .iter()
+                    .map(|&s| match hint_line {
+                        Some(h) => format!("line {} ({} from the hint)", s + 1, s.abs_diff(h)),
+                        None => format!("line {}", s + 1),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let how = relax.map_or(String::new(), |r| format!(" ({})", r.describe()));
+                let mut d = Diagnostic::new(
+                    Code::AmbiguousContext,
+                    format!("hunk context matches {} places in `{rel}`{how}", found.len()),
+                )
+                .at(edit.span, "this block occurs more than once")
+                .path(rel.as_str())
+                .note(format!("candidates: {where_}"))
+                .hint(format!(
+                    "add context lines that occur only near the intended place{}",
+                    if hint_line.is_some() { ", or correct the start line in the hunk header" } else { "" }
+                ));
+                for &s in found.iter().take(5) {
+                    d = d.target(self.target(s, s + edit.old.len(), format!("candidate at line {}", s + 1)));
+                }
+                d
+            }
+            Miss::NotFound => {
+                let mut d = Diagnostic::new(Code::ContextNotFound, format!("hunk context not found in `{rel}`"))
+                    .at(edit.span, format!("these {} line(s) do not occur in the file", edit.old.len()))
+                    .path(rel.as_str());
+                if self.already_applied(edit) {
+                    d = d.note("the file already has this hunk's result: the patch may have been applied before");
+                }
+                match self.file.nearest(&edit.old, hint_line) {
+                    Some(start) => {
+                        let end = (start + edit.old.len()).min(self.file.len());
+                        let (summary, notes) = self.differences(edit, start);
+                        d = d.target(self.target(start, end, format!("nearest text: {summary}")));
+                        for note in notes {
+                            d = d.note(note);
+                        }
+                        d.hint(format!(
+                            "re-read lines {}-{} of {rel}; the nearest text {summary}",
+                            start + 1,
+                            end.max(start + 1)
+                        ))
+                    }
+                    None => d.hint(format!(
+                        "no line of this hunk occurs in {rel}; re-read the file before writing the hunk"
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Whether the edit's new block occurs in the file (and it changes something).
+    fn already_applied(&self, edit: &Edit) -> bool {
+        let new: Vec<Line> = edit
+            .new
+            .iter()
+            .map(|n| match n {
+                NewLine::Keep(j) => edit.old[*j].clone(),
+                NewLine::Add(l) => l.clone(),
+            })
+            .collect();
+        let changes = edit.new.iter().any(|n| matches!(n, NewLine::Add(_))) || new.len() != edit.old.len();
+        changes && !new.is_empty() && !self.file.find_all(&new, None, 0).is_empty()
+    }
+
+    /// What differs between the old block and the file at `start`.
+    fn differences(&self, edit: &Edit, start: usize) -> (String, Vec<String>) {
+        let (mut indent, mut trailing, mut changed, mut missing) = (0, 0, vec![], 0);
+        for (j, line) in edit.old.iter().enumerate() {
+            let at = start + j;
+            if at >= self.file.len() {
+                missing += 1;
+                continue;
+            }
+            let have = self.file.line(at);
+            if have == line.text {
+            } else if have.trim_end() == line.text.trim_end() {
+                trailing += 1;
+            } else if have.trim() == line.text.trim() {
+                indent += 1;
+            } else {
+                changed.push((at, line.text.as_str(), have));
+            }
+        }
+        let mut notes = vec![];
+        for (at, want, have) in changed.iter().take(3) {
+            notes.push(format!("line {}: the patch has `{}`, the file has `{}`", at + 1, want, have));
+        }
+        if missing > 0 {
+            notes.push(format!("the file ends {missing} line(s) before the hunk does"));
+        }
+        let summary = match (changed.len(), indent, trailing, missing) {
+            (0, 0, 0, 0) => "matches, but not at an allowed place".to_string(),
+            (0, i, _, 0) if i > 0 => "differs in indentation".to_string(),
+            (0, 0, _, 0) => "differs in trailing whitespace".to_string(),
+            (1, 0, 0, 0) => format!("differs in one line (line {})", changed[0].0 + 1),
+            (c, i, t, m) => {
+                let mut parts = vec![];
+                if c > 0 {
+                    parts.push(format!("{c} changed line(s)"));
+                }
+                if i + t > 0 {
+                    parts.push(format!("{} whitespace difference(s)", i + t));
+                }
+                if m > 0 {
+                    parts.push(format!("{m} line(s) past the end"));
+                }
+                format!("differs: {}", parts.join(", "))
+            }
+        };
+        (summary, notes)
+    }
+}
+
+/// Builds the new text in one pass over the file and the sorted regions.
+fn assemble(file: &FileText, edits: &[Edit], regions: &[Region]) -> String {
+    let text = file.text;
+    let n = file.len();
+    let dominant = if n > 0 && !file.eol(0).is_empty() { file.eol(0) } else { "\n" };
+    let had_final_newline = n == 0 || !file.eol(n - 1).is_empty();
+    let extra: usize = edits.iter().flat_map(|e| &e.new).map(|l| if let NewLine::Add(l) = l { l.text.len() + 2 } else { 0 }).sum();
+    let mut out = String::with_capacity(text.len() + extra);
+    let mut cursor = 0;
+    let mut final_newline = None;
+    let line_start = |i: usize| if i < n { file.span_of(i, i).0 } else { text.len() };
+    for region in regions {
+        out.push_str(&text[line_start(cursor)..line_start(region.start)]);
+        if region.start == n && n > 0 && !had_final_newline && !edits[region.edit].new.is_empty() {
+            out.push_str(dominant);
+        }
+        let edit = &edits[region.edit];
+        for new in &edit.new {
+            match new {
+                NewLine::Keep(j) => {
+                    let at = region.start + j;
+                    out.push_str(file.line(at));
+                    out.push_str(if file.eol(at).is_empty() { dominant } else { file.eol(at) });
+                }
+                NewLine::Add(line) => {
+                    out.push_str(&line.text);
+                    out.push_str(dominant);
+                }
+            }
+        }
+        if region.start + region.len == n {
+            final_newline =
+                Some(if edit.old_no_eol != edit.new_no_eol { !edit.new_no_eol } else { had_final_newline });
+        }
+        cursor = region.start + region.len;
+    }
+    out.push_str(&text[line_start(cursor)..]);
+    match final_newline {
+        Some(false) => {
+            let trimmed = out.strip_suffix('\n').map(|s| s.strip_suffix('\r').unwrap_or(s)).map(str::len);
+            out.truncate(trimmed.unwrap_or(out.len()));
+        }
+        Some(true) if !out.is_empty() && !out.ends_with('\n') => out.push_str(dominant),
+        _ => {}
+    }
+    out
+}

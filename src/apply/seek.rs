@@ -1,0 +1,183 @@
+//! Pure line search over a file's text: where does a block of lines occur?
+//!
+//! Passes, each only after the previous found nothing:
+//! 1. exact;
+//! 2. each [`Relax`] the locator allows (trailing whitespace ignored, then
+//!    surrounding whitespace ignored).
+//!
+//! Checking one position costs the block's length. Searching the whole file
+//! uses an index from line text to positions, built once per file and pass
+//! on first need, and walks only the positions of the block's rarest line,
+//! so a patch with many hunks stays linear in file size plus hunk lines.
+//! The nearest-region search for error messages uses the same index.
+
+use std::cell::OnceCell;
+use std::collections::HashMap;
+
+use crate::ir::{Line, Relax};
+
+/// A file's text split into lines, keeping each line's ending.
+pub struct FileText<'a> {
+    pub text: &'a str,
+    /// Byte offset of each line's start; one more entry holds `text.len()`.
+    starts: Vec<usize>,
+    indexes: [OnceCell<HashMap<&'a str, Vec<u32>>>; 3],
+}
+
+impl<'a> FileText<'a> {
+    pub fn new(text: &'a str) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
+        starts.push(0);
+        starts.extend(memchr_newlines(text).map(|i| i + 1));
+        if *starts.last().unwrap_or(&0) != text.len() {
+            starts.push(text.len());
+        }
+        FileText { text, starts, indexes: Default::default() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Line `i` with its ending.
+    pub fn raw(&self, i: usize) -> &'a str {
+        &self.text[self.starts[i]..self.starts[i + 1]]
+    }
+
+    /// Line `i` without its ending.
+    pub fn line(&self, i: usize) -> &'a str {
+        let raw = self.raw(i);
+        let raw = raw.strip_suffix('\n').unwrap_or(raw);
+        raw.strip_suffix('\r').unwrap_or(raw)
+    }
+
+    /// The ending of line `i`: `"\n"`, `"\r\n"` or `""` for a last line without one.
+    pub fn eol(&self, i: usize) -> &'a str {
+        let raw = self.raw(i);
+        &raw[self.line(i).len()..]
+    }
+
+    /// The byte span of lines `start..end`, without the final line end.
+    pub fn span_of(&self, start: usize, end: usize) -> (usize, usize) {
+        let s = self.starts[start.min(self.len())];
+        let e = self.starts[end.min(self.len())].max(s);
+        (s, s + self.text[s..e].trim_end_matches(['\n', '\r']).len())
+    }
+
+    fn index(&self, relax: Option<Relax>) -> &HashMap<&'a str, Vec<u32>> {
+        let slot = match relax {
+            None => 0,
+            Some(Relax::TrailingWhitespace) => 1,
+            Some(Relax::Trimmed) => 2,
+        };
+        self.indexes[slot].get_or_init(|| {
+            let mut map: HashMap<&'a str, Vec<u32>> = HashMap::new();
+            for i in 0..self.len() {
+                map.entry(key(self.line(i), relax)).or_default().push(i as u32);
+            }
+            map
+        })
+    }
+
+    /// Whether `block` matches starting at line `at`.
+    pub fn matches_at(&self, at: usize, block: &[Line], relax: Option<Relax>) -> bool {
+        at + block.len() <= self.len()
+            && block.iter().enumerate().all(|(j, l)| key(self.line(at + j), relax) == key(&l.text, relax))
+    }
+
+    /// Every start line where `block` (non-empty) matches, ascending, within `from..`.
+    pub fn find_all(&self, block: &[Line], relax: Option<Relax>, from: usize) -> Vec<usize> {
+        let index = self.index(relax);
+        let Some((pivot, positions)) = block
+            .iter()
+            .enumerate()
+            .map(|(j, l)| (j, index.get(key(&l.text, relax)).map_or(&[][..], Vec::as_slice)))
+            .min_by_key(|(_, p)| p.len())
+        else {
+            return vec![];
+        };
+        positions
+            .iter()
+            .filter_map(|&p| (p as usize).checked_sub(pivot))
+            .filter(|&start| start >= from && self.matches_at(start, block, relax))
+            .collect()
+    }
+
+    /// The region most like `block`, by how many of its lines occur at the
+    /// same offsets (whitespace ignored); ties go to the one nearest `hint`.
+    pub fn nearest(&self, block: &[Line], hint: Option<usize>) -> Option<usize> {
+        let index = self.index(Some(Relax::Trimmed));
+        let mut votes: HashMap<usize, usize> = HashMap::new();
+        for (j, l) in block.iter().enumerate() {
+            if l.text.trim().is_empty() {
+                continue;
+            }
+            let positions = index.get(l.text.trim()).map_or(&[][..], Vec::as_slice);
+            if positions.len() > 10_000 {
+                continue;
+            }
+            for &p in positions {
+                if let Some(start) = (p as usize).checked_sub(j) {
+                    *votes.entry(start).or_default() += 1;
+                }
+            }
+        }
+        let hint = hint.unwrap_or(0);
+        votes.into_iter().max_by_key(|&(start, n)| (n, std::cmp::Reverse(start.abs_diff(hint)))).map(|(s, _)| s)
+    }
+}
+
+fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i)
+}
+
+/// A line as a pass compares it.
+pub fn key(line: &str, relax: Option<Relax>) -> &str {
+    match relax {
+        None => line,
+        Some(Relax::TrailingWhitespace) => line.trim_end(),
+        Some(Relax::Trimmed) => line.trim(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Span;
+
+    fn block(lines: &[&str]) -> Vec<Line> {
+        lines.iter().map(|t| Line { text: t.to_string(), span: Span::default() }).collect()
+    }
+
+    #[test]
+    fn lines_keep_their_endings() {
+        let f = FileText::new("a\r\nb\nc");
+        assert_eq!(f.len(), 3);
+        assert_eq!((f.line(0), f.eol(0)), ("a", "\r\n"));
+        assert_eq!((f.line(1), f.eol(1)), ("b", "\n"));
+        assert_eq!((f.line(2), f.eol(2)), ("c", ""));
+        assert_eq!(FileText::new("").len(), 0);
+        assert_eq!(FileText::new("x\n").len(), 1);
+    }
+
+    #[test]
+    fn find_all_uses_each_pass() {
+        let f = FileText::new("x\n  y  \nz\nx\ny\nz\n");
+        assert_eq!(f.find_all(&block(&["x", "y"]), None, 0), vec![3]);
+        assert_eq!(f.find_all(&block(&["x", "  y"]), Some(Relax::TrailingWhitespace), 0), vec![0]);
+        assert_eq!(f.find_all(&block(&["x", "y"]), Some(Relax::Trimmed), 0), vec![0, 3]);
+        assert_eq!(f.find_all(&block(&["x", "y"]), Some(Relax::Trimmed), 1), vec![3]);
+        assert_eq!(f.find_all(&block(&["q"]), None, 0), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn nearest_prefers_most_shared_lines() {
+        let f = FileText::new("fn a() {\n    one();\n}\nfn b() {\n    two();\n    three();\n}\n");
+        assert_eq!(f.nearest(&block(&["fn b() {", "two();", "four();"]), None), Some(3));
+        assert_eq!(f.nearest(&block(&["nothing"]), None), None);
+    }
+}

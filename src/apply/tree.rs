@@ -1,0 +1,120 @@
+//! The file tree the applier reads and writes, as a trait, so that planning
+//! and committing run the same code against the disk (`fs.rs`), memory
+//! (tests), or a tree that fails on purpose (fault injection).
+
+use std::collections::BTreeMap;
+use std::io;
+
+use crate::paths::RelPath;
+
+/// What is at a path. The last component is not followed if it is a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    Missing,
+    File { mode: u32 },
+    Dir,
+    Symlink,
+    Other,
+}
+
+/// Every mutating call is one step of a commit; each either succeeds or
+/// leaves the tree as it was (a failed `create` removes its partial file).
+pub trait FileTree {
+    fn entry(&self, path: &RelPath) -> io::Result<Entry>;
+    /// Where the path really leads if, through a symbolic link, it leaves
+    /// the root; `None` while it stays inside.
+    fn escapes(&self, path: &RelPath) -> io::Result<Option<String>>;
+    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>>;
+    /// Overwrites an existing regular file in place (keeping its inode,
+    /// permissions and links). Never follows a symbolic link.
+    fn write(&mut self, path: &RelPath, bytes: &[u8]) -> io::Result<()>;
+    /// Creates a new file; fails if anything exists at the path.
+    fn create(&mut self, path: &RelPath, bytes: &[u8], mode: Option<u32>) -> io::Result<()>;
+    fn remove(&mut self, path: &RelPath) -> io::Result<()>;
+    fn create_dir(&mut self, path: &RelPath) -> io::Result<()>;
+    fn remove_dir(&mut self, path: &RelPath) -> io::Result<()>;
+}
+
+/// A tree in memory: files with modes, and directories.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MemTree {
+    pub files: BTreeMap<String, (Vec<u8>, u32)>,
+    pub dirs: std::collections::BTreeSet<String>,
+}
+
+impl MemTree {
+    pub fn with_file(mut self, path: &str, text: &str) -> Self {
+        let rel = RelPath::new(path).expect("valid test path");
+        for dir in rel.ancestors() {
+            self.dirs.insert(dir.to_string());
+        }
+        self.files.insert(rel.to_string(), (text.as_bytes().to_vec(), 0o644));
+        self
+    }
+
+    fn parent_exists(&self, path: &RelPath) -> bool {
+        path.ancestors().last().is_none_or(|p| self.dirs.contains(p.as_str()))
+    }
+}
+
+fn not_found(path: &RelPath) -> io::Error {
+    io::Error::new(io::ErrorKind::NotFound, format!("{path}: not found"))
+}
+
+impl FileTree for MemTree {
+    fn entry(&self, path: &RelPath) -> io::Result<Entry> {
+        Ok(if let Some((_, mode)) = self.files.get(path.as_str()) {
+            Entry::File { mode: *mode }
+        } else if self.dirs.contains(path.as_str()) {
+            Entry::Dir
+        } else {
+            Entry::Missing
+        })
+    }
+
+    fn escapes(&self, _path: &RelPath) -> io::Result<Option<String>> {
+        Ok(None)
+    }
+
+    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
+        self.files.get(path.as_str()).map(|(b, _)| b.clone()).ok_or_else(|| not_found(path))
+    }
+
+    fn write(&mut self, path: &RelPath, bytes: &[u8]) -> io::Result<()> {
+        let file = self.files.get_mut(path.as_str()).ok_or_else(|| not_found(path))?;
+        file.0 = bytes.to_vec();
+        Ok(())
+    }
+
+    fn create(&mut self, path: &RelPath, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+        if self.entry(path)? != Entry::Missing {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{path}: exists")));
+        }
+        if !self.parent_exists(path) {
+            return Err(not_found(path));
+        }
+        self.files.insert(path.to_string(), (bytes.to_vec(), mode.unwrap_or(0o644)));
+        Ok(())
+    }
+
+    fn remove(&mut self, path: &RelPath) -> io::Result<()> {
+        self.files.remove(path.as_str()).map(|_| ()).ok_or_else(|| not_found(path))
+    }
+
+    fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
+        if self.entry(path)? != Entry::Missing || !self.parent_exists(path) {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{path}: cannot create")));
+        }
+        self.dirs.insert(path.to_string());
+        Ok(())
+    }
+
+    fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
+        let prefix = format!("{path}/");
+        let busy = self.files.keys().chain(self.dirs.iter()).any(|k| k.starts_with(&prefix));
+        if busy || !self.dirs.remove(path.as_str()) {
+            return Err(io::Error::other(format!("{path}: cannot remove")));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,80 @@
+//! The only file that knows codespan-reporting: renders diagnostics like
+//! rustc, against the patch text and, where a diagnostic points into a
+//! target file (nearest text, candidates), against that file too.
+
+use std::collections::HashMap;
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor};
+
+use crate::error::{Diagnostic, Severity};
+
+/// Renders `diags` as plain text (for snapshots and pipes).
+pub fn render_plain(diags: &[Diagnostic], patch_name: &str, patch_text: &str) -> String {
+    let (files, rendered) = build(diags, patch_name, patch_text);
+    let config = term::Config::default();
+    rendered
+        .iter()
+        .map(|d| term::emit_into_string(&config, &files, d).unwrap_or_else(|e| format!("error: {e}\n")))
+        .collect()
+}
+
+/// Writes `diags` to stderr, in colour only on a terminal without `NO_COLOR`.
+pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str) {
+    use std::io::IsTerminal;
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let choice = if color { termcolor::ColorChoice::Auto } else { termcolor::ColorChoice::Never };
+    let mut stream = termcolor::StandardStream::stderr(choice);
+    let (files, rendered) = build(diags, patch_name, patch_text);
+    let config = term::Config::default();
+    for d in &rendered {
+        // A closed stderr is not worth a panic.
+        let _ = term::emit_to_write_style(&mut stream, &config, &files, d);
+    }
+}
+
+type Files = SimpleFiles<String, String>;
+
+fn build(diags: &[Diagnostic], patch_name: &str, patch_text: &str) -> (Files, Vec<CsDiagnostic<usize>>) {
+    let mut files = SimpleFiles::new();
+    let patch = files.add(patch_name.to_string(), patch_text.to_string());
+    let mut targets: HashMap<(String, usize), usize> = HashMap::new();
+    let mut out = vec![];
+    for d in diags {
+        let severity = match d.severity {
+            Severity::Error => CsSeverity::Error,
+            Severity::Warning => CsSeverity::Warning,
+        };
+        let mut labels = vec![];
+        if let Some(span) = d.span {
+            labels.push(Label::primary(patch, clamp(span.start, span.end, patch_text)).with_message(&d.label));
+        }
+        for (span, message) in &d.secondary {
+            labels.push(Label::secondary(patch, clamp(span.start, span.end, patch_text)).with_message(message));
+        }
+        for t in &d.targets {
+            // One file entry per target text, however many labels point into it.
+            let key = (t.path.clone(), t.text.as_ptr() as usize);
+            let id = *targets.entry(key).or_insert_with(|| files.add(t.path.clone(), t.text.to_string()));
+            labels.push(Label::secondary(id, clamp(t.span.start, t.span.end, &t.text)).with_message(&t.message));
+        }
+        let mut notes = d.notes.clone();
+        if let Some(hint) = &d.hint {
+            notes.push(format!("help: {hint}"));
+        }
+        out.push(
+            CsDiagnostic::new(severity)
+                .with_code(d.code.as_str())
+                .with_message(&d.message)
+                .with_labels(labels)
+                .with_notes(notes),
+        );
+    }
+    (files, out)
+}
+
+fn clamp(start: usize, end: usize, text: &str) -> std::ops::Range<usize> {
+    let start = start.min(text.len());
+    start..end.clamp(start, text.len())
+}

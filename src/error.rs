@@ -1,0 +1,247 @@
+//! Diagnostics as data: a stable [`Code`], a severity, a span into the patch
+//! text, and the help a model needs to repair the patch. Rendering them is
+//! `diagnostics.rs`'s job; this file knows nothing about terminals or JSON.
+
+use std::fmt;
+use std::rc::Rc;
+
+use crate::ir::Span;
+
+/// A stable diagnostic code. Codes are never renamed or reused; a retired
+/// code stays here marked **DEPRECATED**.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Code {
+    // ---- errors ----
+    /// Occurs when the text does not match the format's grammar.
+    SyntaxError,
+    /// Occurs when `--format auto` cannot tell which format a patch is in.
+    UnknownFormat,
+    /// Occurs when a udiff hunk has no `---`/`+++` pair in front of it.
+    MissingFileHeader,
+    /// Occurs when a udiff line starting with `@@` is not `@@ -l[,s] +l[,s] @@`.
+    InvalidHunkHeader,
+    /// Occurs when a hunk's body cannot do what its file operation needs
+    /// (a new file with context lines, a hunk with no lines).
+    InvalidHunkBody,
+    /// Occurs for binary patches, copies, submodules and mode-only changes.
+    UnsupportedGitPatchFeature,
+    /// Occurs when a path resolves outside the root.
+    PathEscape,
+    /// Occurs when the same normalised path is patched twice in one patch.
+    DuplicateFilePatch,
+    /// Occurs when `rename from`/`rename to` disagree with `---`/`+++`, or the
+    /// two header paths of a plain diff differ.
+    RenamePathMismatch,
+    /// Occurs when a file to update, delete or rename is missing.
+    FileNotFound,
+    /// Occurs when a file to create already exists with different content.
+    FileExists,
+    /// Occurs when an old block, anchor or hunk body has no match.
+    ContextNotFound,
+    /// Occurs when an old block has several matches and the format forbids guessing.
+    AmbiguousContext,
+    /// Occurs when two hunks of one file claim overlapping lines.
+    OverlappingHunks,
+    /// Occurs when an ap directive carries another patch ID.
+    IdMismatch,
+    /// Occurs when a target is not UTF-8 text, or is not a regular file.
+    UnsupportedFile,
+    /// Occurs when reading or writing the tree fails.
+    IoError,
+    // ---- warnings ----
+    /// Occurs when a hunk header's counts disagree with its body.
+    HunkCountMismatch,
+    /// Occurs when a hunk matched away from the line its header names.
+    LineHintDrift,
+    /// Occurs when a block matched only with whitespace relaxed.
+    WhitespaceFuzz,
+    /// Occurs when a markdown code fence around the patch was removed.
+    MarkdownFenceStripped,
+    /// Occurs when git metadata (index, modes) was accepted and ignored.
+    IgnoredMetadata,
+    /// Occurs when a CRLF patch text was read as LF.
+    CrlfPatchNormalized,
+    /// Occurs when blank lines before or after the patch were removed.
+    BlankLinesStripped,
+    /// Occurs when empty lines after a hunk, beyond its header's count, were
+    /// read as a separator rather than as blank context.
+    TrailingBlankContextDropped,
+}
+
+impl Code {
+    /// Every code, in the order of the README table.
+    pub const ALL: &'static [Code] = &[
+        Code::SyntaxError,
+        Code::UnknownFormat,
+        Code::MissingFileHeader,
+        Code::InvalidHunkHeader,
+        Code::InvalidHunkBody,
+        Code::UnsupportedGitPatchFeature,
+        Code::PathEscape,
+        Code::DuplicateFilePatch,
+        Code::RenamePathMismatch,
+        Code::FileNotFound,
+        Code::FileExists,
+        Code::ContextNotFound,
+        Code::AmbiguousContext,
+        Code::OverlappingHunks,
+        Code::IdMismatch,
+        Code::UnsupportedFile,
+        Code::IoError,
+        Code::HunkCountMismatch,
+        Code::LineHintDrift,
+        Code::WhitespaceFuzz,
+        Code::MarkdownFenceStripped,
+        Code::IgnoredMetadata,
+        Code::CrlfPatchNormalized,
+        Code::BlankLinesStripped,
+        Code::TrailingBlankContextDropped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::SyntaxError => "syntax_error",
+            Code::UnknownFormat => "unknown_format",
+            Code::MissingFileHeader => "missing_file_header",
+            Code::InvalidHunkHeader => "invalid_hunk_header",
+            Code::InvalidHunkBody => "invalid_hunk_body",
+            Code::UnsupportedGitPatchFeature => "unsupported_git_patch_feature",
+            Code::PathEscape => "path_escape",
+            Code::DuplicateFilePatch => "duplicate_file_patch",
+            Code::RenamePathMismatch => "rename_path_mismatch",
+            Code::FileNotFound => "file_not_found",
+            Code::FileExists => "file_exists",
+            Code::ContextNotFound => "context_not_found",
+            Code::AmbiguousContext => "ambiguous_context",
+            Code::OverlappingHunks => "overlapping_hunks",
+            Code::IdMismatch => "id_mismatch",
+            Code::UnsupportedFile => "unsupported_file",
+            Code::IoError => "io_error",
+            Code::HunkCountMismatch => "hunk_count_mismatch",
+            Code::LineHintDrift => "line_hint_drift",
+            Code::WhitespaceFuzz => "whitespace_fuzz",
+            Code::MarkdownFenceStripped => "markdown_fence_stripped",
+            Code::IgnoredMetadata => "ignored_metadata",
+            Code::CrlfPatchNormalized => "crlf_patch_normalized",
+            Code::BlankLinesStripped => "blank_lines_stripped",
+            Code::TrailingBlankContextDropped => "trailing_blank_context_dropped",
+        }
+    }
+
+    /// Warnings never stop a patch; every other code rejects it.
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::HunkCountMismatch
+            | Code::LineHintDrift
+            | Code::WhitespaceFuzz
+            | Code::MarkdownFenceStripped
+            | Code::IgnoredMetadata
+            | Code::CrlfPatchNormalized
+            | Code::BlankLinesStripped
+            | Code::TrailingBlankContextDropped => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// A span in a target file (not the patch), shown beside the patch span:
+/// "the nearest text in src/main.rs is here".
+#[derive(Debug, Clone)]
+pub struct TargetLabel {
+    pub path: String,
+    /// The whole target text, shared between the diagnostics that point into it.
+    pub text: Rc<str>,
+    pub span: Span,
+    pub message: String,
+}
+
+/// One problem (or warning) with everything needed to render it.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    /// Where in the patch text; `None` for problems with no place in it.
+    pub span: Option<Span>,
+    /// The label under the primary span.
+    pub label: String,
+    /// Other places in the patch ("first patched here").
+    pub secondary: Vec<(Span, String)>,
+    /// Places in target files.
+    pub targets: Vec<TargetLabel>,
+    /// The target file path this is about, if any.
+    pub path: Option<String>,
+    pub notes: Vec<String>,
+    /// What would be valid, said so a model can act on it.
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            span: None,
+            label: String::new(),
+            secondary: vec![],
+            targets: vec![],
+            path: None,
+            notes: vec![],
+            hint: None,
+        }
+    }
+
+    pub fn at(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.span = Some(span);
+        self.label = label.into();
+        self
+    }
+
+    pub fn secondary(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.secondary.push((span, label.into()));
+        self
+    }
+
+    pub fn target(mut self, target: TargetLabel) -> Self {
+        self.targets.push(target);
+        self
+    }
+
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Errors first (by position), then warnings (by position).
+pub fn sort(diags: &mut [Diagnostic]) {
+    diags.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.span.map(|s| s.start)));
+}

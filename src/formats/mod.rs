@@ -1,0 +1,163 @@
+//! The patch formats: which exist, how to tell them apart, and how to turn
+//! a text into the shared [`Patch`](crate::ir::Patch). Each format module
+//! holds its generated pest parser and a `lower` function, and nothing else.
+
+use std::fmt;
+
+use pest::error::{ErrorVariant, InputLocation};
+use pest::RuleType;
+
+use crate::error::{Code, Diagnostic};
+use crate::ir::{Patch, Span};
+
+pub mod udiff;
+
+/// A patch format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Udiff,
+    Codex,
+    Repopatch,
+    Ap,
+}
+
+impl Format {
+    pub const ALL: &'static [Format] = &[Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Udiff => "udiff",
+            Format::Codex => "codex",
+            Format::Repopatch => "repopatch",
+            Format::Ap => "ap",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Format::Udiff => "unified diff (git headers, renames, /dev/null, advisory line numbers)",
+            Format::Codex => "the *** Begin Patch format of OpenAI Codex's apply_patch",
+            Format::Repopatch => "RepoPatch Patch Language v1.3 (PATCHSET / PATCH / ENDPATCH)",
+            Format::Ap => "the 'ap' AI-friendly Patch format, 3.1 and 3.2",
+        }
+    }
+
+    /// Whether this build can parse and apply the format.
+    pub fn is_supported(self) -> bool {
+        matches!(self, Format::Udiff)
+    }
+
+    /// The format's pest grammar, the single source of its syntax.
+    pub fn pest_grammar(self) -> Option<&'static str> {
+        match self {
+            Format::Udiff => Some(include_str!("../../grammars/udiff.pest")),
+            _ => None,
+        }
+    }
+
+    /// The Lark export of the grammar, generated at build time.
+    pub fn lark_grammar(self) -> Option<&'static str> {
+        match self {
+            Format::Udiff => Some(include_str!(concat!(env!("OUT_DIR"), "/udiff.lark"))),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Tells the format from the first meaningful line, as the contract says:
+/// `PATCHSET`; `*** Begin Patch`; `<8 hex> AP 3.x` after `#` comments;
+/// `diff --git` or `--- `.
+pub fn detect(text: &str) -> Option<Format> {
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    if line.starts_with("PATCHSET") {
+        Some(Format::Repopatch)
+    } else if line.starts_with("*** Begin Patch") {
+        Some(Format::Codex)
+    } else if is_ap_header(line) {
+        Some(Format::Ap)
+    } else if line.starts_with("diff --git ") || line.starts_with("--- ") {
+        Some(Format::Udiff)
+    } else {
+        None
+    }
+}
+
+fn is_ap_header(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let id = words.next().unwrap_or("");
+    id.len() == 8
+        && id.bytes().all(|b| b.is_ascii_hexdigit())
+        && words.next() == Some("AP")
+        && words.next().is_some_and(|v| v.starts_with("3."))
+}
+
+/// Parses `text[body]` in `format`. Spans in the result are offsets into `text`.
+/// Returns the patch with its warnings, or every error found.
+pub fn parse(format: Format, text: &str, body: Span) -> Result<(Patch, Vec<Diagnostic>), Vec<Diagnostic>> {
+    match format {
+        Format::Udiff => udiff::parse(text, body),
+        other => Err(vec![Diagnostic::new(
+            Code::UnknownFormat,
+            format!("the {other} format is not supported by this build yet"),
+        )
+        .hint("send the patch as a unified diff (`--- a/PATH`, `+++ b/PATH`, `@@ -l,s +l,s @@`)")]),
+    }
+}
+
+/// Turns pest's single syntax error into a diagnostic, naming rules the way
+/// `rule_name` does and ending with the format's own advice.
+pub(crate) fn syntax_error<R: RuleType>(
+    err: pest::error::Error<R>,
+    text: &str,
+    base: usize,
+    rule_name: fn(&R) -> String,
+    hint: &str,
+) -> Diagnostic {
+    let pos = base
+        + match err.location {
+            InputLocation::Pos(p) => p,
+            InputLocation::Span((s, _)) => s,
+        };
+    let pos = pos.min(text.len());
+    let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+    let found = &text[pos..line_end];
+    let expected = match &err.variant {
+        ErrorVariant::ParsingError { positives, .. } if !positives.is_empty() => {
+            let mut names: Vec<String> = positives.iter().map(rule_name).collect();
+            names.dedup();
+            match names.len() {
+                1 => names.remove(0),
+                _ => {
+                    let last = names.pop().unwrap_or_default();
+                    format!("{} or {last}", names.join(", "))
+                }
+            }
+        }
+        ErrorVariant::ParsingError { .. } => "nothing more".to_string(),
+        ErrorVariant::CustomError { message } => message.clone(),
+    };
+    let label = if found.is_empty() {
+        if pos >= text.len() {
+            "the patch ends here".to_string()
+        } else {
+            "unexpected empty line".to_string()
+        }
+    } else {
+        let shown: String = found.chars().take(40).collect();
+        format!("unexpected `{shown}`")
+    };
+    let end = if line_end > pos { line_end } else { (pos + 1).min(text.len()) };
+    Diagnostic::new(Code::SyntaxError, format!("expected {expected}"))
+        .at(Span::new(pos, end), label)
+        .hint(hint)
+}

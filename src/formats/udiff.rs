@@ -1,0 +1,583 @@
+//! Unified diff: the generated parser for `grammars/udiff.pest` and the
+//! lowering of its parse tree into the shared model. Matching, paths and I/O
+//! are the applier's; this module only says what the diff means.
+//!
+//! Lowering decisions (the README lists them too):
+//! - `a/` is stripped from old paths and `b/` from new paths only when every
+//!   real path of the file patch carries its prefix, as git writes them.
+//! - `rename from`/`rename to` are authoritative; `---`/`+++` must agree.
+//! - Without rename headers, different `---`/`+++` paths are refused rather
+//!   than guessed at.
+//! - A hunk's start line is a hint (`Hint::Near`); counts are advisory and
+//!   only decide whether empty lines after the last hunk line are blank
+//!   context or a separator.
+
+use pest::iterators::{Pair, Pairs};
+use pest::Parser;
+use pest_derive::Parser;
+
+use super::syntax_error;
+use crate::error::{Code, Diagnostic};
+use crate::ir::{Action, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Span, Uniqueness};
+
+#[derive(Parser)]
+#[grammar = "../grammars/udiff.pest"]
+struct UdiffParser;
+
+/// Human names for the rules pest reports as expected.
+fn rule_name(rule: &Rule) -> String {
+    match rule {
+        Rule::EOI => "the end of the patch",
+        Rule::git_header => "`diff --git a/PATH b/PATH`",
+        Rule::old_file => "`--- a/PATH` (or `--- /dev/null`)",
+        Rule::new_file => "`+++ b/PATH` (or `+++ /dev/null`)",
+        Rule::hunk_header | Rule::bad_hunk_header => "a hunk header `@@ -OLD,COUNT +NEW,COUNT @@`",
+        Rule::context_line => "a context line (` text`)",
+        Rule::removed_line => "a removed line (`-text`)",
+        Rule::added_line => "an added line (`+text`)",
+        Rule::no_newline_line => "`\\ No newline at end of file`",
+        Rule::empty_line => "an empty line",
+        Rule::index_line
+        | Rule::similarity_line
+        | Rule::new_file_mode
+        | Rule::deleted_file_mode
+        | Rule::old_mode
+        | Rule::new_mode
+        | Rule::rename_from
+        | Rule::rename_to
+        | Rule::unsupported_line => "a git extended header line",
+        other => return format!("{other:?}").replace('_', " "),
+    }
+    .to_string()
+}
+
+const SYNTAX_HINT: &str = "a unified diff is `--- a/PATH`, `+++ b/PATH`, then hunks: `@@ -OLD,COUNT +NEW,COUNT @@` \
+     followed by lines that each start with ` ` (context), `-` (removed) or `+` (added)";
+
+/// Parses and lowers `text[body]`; spans are offsets into `text`.
+pub fn parse(text: &str, body: Span) -> Result<(Patch, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let input = &text[body.start..body.end];
+    let pairs = UdiffParser::parse(Rule::patch, input)
+        .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, SYNTAX_HINT)])?;
+    let mut lower = Lower { base: body.start, patch: Patch::default(), diags: vec![], metadata_spans: vec![] };
+    for pair in pairs.flatten().filter(|p| matches!(p.as_rule(), Rule::git_file | Rule::plain_file | Rule::headerless_file)) {
+        lower.file(pair);
+    }
+    if let Some(&first) = lower.metadata_spans.first() {
+        let n = lower.metadata_spans.len();
+        lower.diags.push(
+            Diagnostic::new(Code::IgnoredMetadata, format!("{n} git metadata line(s) accepted and ignored"))
+                .at(first, "ignored: nothing runs chmod or checks blob ids")
+                .note("index, similarity and mode lines carry no text change"),
+        );
+    }
+    if lower.diags.iter().any(Diagnostic::is_error) {
+        Err(lower.diags)
+    } else {
+        Ok((lower.patch, lower.diags))
+    }
+}
+
+struct Lower {
+    base: usize,
+    patch: Patch,
+    diags: Vec<Diagnostic>,
+    metadata_spans: Vec<Span>,
+}
+
+/// One side of the `---`/`+++` pair.
+#[derive(Clone)]
+enum Side {
+    DevNull,
+    Path(String, Span),
+}
+
+/// What a file patch said before its hunks.
+#[derive(Default)]
+struct Header {
+    git: Option<(String, Span)>,
+    old: Option<(Side, Span)>,
+    new: Option<(Side, Span)>,
+    rename_from: Option<PathRef>,
+    rename_to: Option<PathRef>,
+    new_file: bool,
+    deleted_file: bool,
+    mode_lines: Vec<Span>,
+    headerless: bool,
+}
+
+impl Lower {
+    fn span(&self, pair: &Pair<Rule>) -> Span {
+        let s = pair.as_span();
+        Span::new(self.base + s.start(), self.base + s.end())
+    }
+
+    /// The span of a line pair without its newline.
+    fn line_span(&self, pair: &Pair<Rule>) -> Span {
+        let s = self.span(pair);
+        Span::new(s.start, s.end.saturating_sub(1).max(s.start))
+    }
+
+    fn file(&mut self, pair: Pair<Rule>) {
+        let file_span = self.span(&pair);
+        let mut h = Header::default();
+        let mut hunks = vec![];
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::git_header => {
+                    let rest = p.clone().into_inner().next().map_or("", |r| r.as_str());
+                    h.git = Some((rest.to_string(), self.line_span(&p)));
+                }
+                Rule::index_line | Rule::similarity_line => self.metadata(&p),
+                Rule::old_mode | Rule::new_mode => {
+                    h.mode_lines.push(self.line_span(&p));
+                    self.mode(&p);
+                }
+                Rule::new_file_mode => {
+                    h.new_file = true;
+                    self.mode(&p);
+                }
+                Rule::deleted_file_mode => {
+                    h.deleted_file = true;
+                    self.mode(&p);
+                }
+                Rule::rename_from => h.rename_from = Some(self.path_ref(p)),
+                Rule::rename_to => h.rename_to = Some(self.path_ref(p)),
+                Rule::unsupported_line => self.unsupported(&p),
+                Rule::old_file => h.old = Some((self.side(&p), self.line_span(&p))),
+                Rule::new_file => h.new = Some((self.side(&p), self.line_span(&p))),
+                Rule::headerless_body => {
+                    h.headerless = true;
+                    for q in p.into_inner() {
+                        match q.as_rule() {
+                            Rule::old_file => h.old = Some((self.side(&q), self.line_span(&q))),
+                            Rule::new_file => h.new = Some((self.side(&q), self.line_span(&q))),
+                            _ => hunks.push(q),
+                        }
+                    }
+                }
+                Rule::hunk => hunks.push(p),
+                _ => {}
+            }
+        }
+        if h.headerless || (h.git.is_none() && (h.old.is_none() || h.new.is_none())) {
+            let span = hunks.first().map(|p| self.line_span(&p.clone().into_inner().next().unwrap_or(p.clone())));
+            let mut d = Diagnostic::new(Code::MissingFileHeader, "hunk without a `---`/`+++` file header pair")
+                .hint("put `--- a/PATH` and `+++ b/PATH` on the two lines before the first `@@` of each file");
+            if let Some(span) = span {
+                d = d.at(span, "this hunk has no file to apply to");
+            }
+            self.diags.push(d);
+            return;
+        }
+        let edits = self.hunks(hunks);
+        if let Some(op) = self.file_op(h, edits, file_span) {
+            self.patch.files.push(op);
+        }
+    }
+
+    fn metadata(&mut self, pair: &Pair<Rule>) {
+        self.patch.ignored_metadata.push(pair.as_str().trim_end().to_string());
+        self.metadata_spans.push(self.line_span(pair));
+    }
+
+    fn mode(&mut self, pair: &Pair<Rule>) {
+        self.metadata(pair);
+        let mode = pair.clone().into_inner().next().map_or("", |m| m.as_str());
+        if mode == "160000" {
+            self.diags.push(
+                Diagnostic::new(Code::UnsupportedGitPatchFeature, "submodule changes are not supported")
+                    .at(self.line_span(pair), "mode 160000 is a submodule")
+                    .hint("leave submodules out of the patch; update them with git"),
+            );
+        }
+    }
+
+    fn unsupported(&mut self, pair: &Pair<Rule>) {
+        let text = pair.as_str();
+        let what = if text.starts_with("copy") {
+            "copies are not supported"
+        } else {
+            "binary patches are not supported"
+        };
+        let hint = if text.starts_with("copy") {
+            "write the copy as a new file: `--- /dev/null`, `+++ b/NEW`, and its lines as `+` lines"
+        } else {
+            "only text files can be patched; leave binary files out of the patch"
+        };
+        let first_line = Span::new(self.span(pair).start, self.span(pair).start + text.find('\n').unwrap_or(0));
+        self.diags.push(
+            Diagnostic::new(Code::UnsupportedGitPatchFeature, what)
+                .at(first_line, "outside the supported unified-diff subset")
+                .hint(hint),
+        );
+    }
+
+    fn side(&self, pair: &Pair<Rule>) -> Side {
+        let Some(inner) = pair.clone().into_inner().next() else { return Side::DevNull };
+        match inner.as_rule() {
+            Rule::null_path => Side::DevNull,
+            _ => match inner.into_inner().find(|p| p.as_rule() == Rule::path) {
+                Some(path) => Side::Path(decode_path(path.as_str()), self.span(&path)),
+                None => Side::DevNull,
+            },
+        }
+    }
+
+    fn path_ref(&self, pair: Pair<Rule>) -> PathRef {
+        let span = self.line_span(&pair);
+        let path = pair.into_inner().find(|p| p.as_rule() == Rule::path);
+        match path {
+            Some(p) => PathRef { text: decode_path(p.as_str()), span: self.span(&p) },
+            None => PathRef { text: String::new(), span },
+        }
+    }
+
+    fn hunks(&mut self, hunks: Vec<Pair<Rule>>) -> Vec<Edit> {
+        hunks.into_iter().filter_map(|h| self.hunk(h)).collect()
+    }
+
+    fn hunk(&mut self, pair: Pair<Rule>) -> Option<Edit> {
+        let span = self.line_span(&pair);
+        let mut inner = pair.into_inner();
+        let header = inner.next()?;
+        let header_span = self.line_span(&header);
+        if header.as_rule() == Rule::bad_hunk_header {
+            self.diags.push(
+                Diagnostic::new(Code::InvalidHunkHeader, "malformed hunk header")
+                    .at(header_span, "expected `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@`")
+                    .hint("write the header as `@@ -12,5 +12,6 @@`; the numbers may be approximate, the context lines decide"),
+            );
+            return None;
+        }
+        let ranges: Vec<(usize, Option<usize>)> =
+            header.into_inner().filter(|p| p.as_rule() == Rule::range).map(|r| range(r.into_inner())).collect();
+        let [(old_start, old_count), (_, new_count)] = ranges[..] else { return None };
+
+        let mut edit = Edit {
+            old: vec![],
+            new: vec![],
+            old_no_eol: false,
+            new_no_eol: false,
+            locator: Locator {
+                hint: None,
+                anchor: None,
+                at_eof: false,
+                relax: &[Relax::TrailingWhitespace],
+                uniqueness: Uniqueness::UniqueInFile,
+            },
+            span,
+        };
+        // Which side the previous line was on, for `\ No newline`.
+        let mut last: Option<Rule> = None;
+        let mut trailing_empty: Vec<Span> = vec![];
+        for line in inner {
+            let rule = line.as_rule();
+            let lspan = self.line_span(&line);
+            let text = line.clone().into_inner().next().map_or("", |r| r.as_str());
+            let text = text.strip_suffix('\r').unwrap_or(text).to_string();
+            let content = Line { text, span: lspan };
+            if rule == Rule::empty_line {
+                trailing_empty.push(lspan);
+            } else if rule != Rule::no_newline_line {
+                trailing_empty.clear();
+            }
+            match rule {
+                Rule::context_line | Rule::empty_line => {
+                    edit.new.push(NewLine::Keep(edit.old.len()));
+                    edit.old.push(content);
+                }
+                Rule::removed_line => edit.old.push(content),
+                Rule::added_line => edit.new.push(NewLine::Add(content)),
+                Rule::no_newline_line => match last {
+                    Some(Rule::context_line | Rule::empty_line) => {
+                        edit.old_no_eol = true;
+                        edit.new_no_eol = true;
+                    }
+                    Some(Rule::removed_line) => edit.old_no_eol = true,
+                    Some(Rule::added_line) => edit.new_no_eol = true,
+                    _ => {
+                        self.diags.push(
+                            Diagnostic::new(Code::InvalidHunkBody, "`\\ No newline at end of file` must follow a line")
+                                .at(lspan, "there is no line before this marker")
+                                .hint("put the marker right after the last line of the file"),
+                        );
+                    }
+                },
+                _ => {}
+            }
+            if rule != Rule::no_newline_line {
+                last = Some(rule);
+            }
+        }
+
+        // Empty lines after the hunk's last counted line separate it from
+        // what follows; they are not blank context.
+        let body_old = edit.old.len();
+        if let Some(count) = old_count.filter(|&c| c < body_old) {
+            let excess = body_old - count;
+            if excess <= trailing_empty.len() && edit.new.len() >= excess {
+                for _ in 0..excess {
+                    edit.old.pop();
+                    edit.new.pop();
+                }
+                let first = trailing_empty[trailing_empty.len() - excess];
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::TrailingBlankContextDropped,
+                        format!("{excess} empty line(s) after the hunk were read as a separator"),
+                    )
+                    .at(first, "not counted by the hunk header"),
+                );
+            }
+        }
+
+        let body_new = edit.new.len();
+        let body_old = edit.old.len();
+        let (want_old, want_new) = (old_count.unwrap_or(1), new_count.unwrap_or(1));
+        if body_old != want_old || body_new != want_new {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::HunkCountMismatch,
+                    format!(
+                        "hunk header counts {want_old} old and {want_new} new lines, the body has {body_old} and {body_new}"
+                    ),
+                )
+                .at(header_span, "counts are advisory: the lines below were used"),
+            );
+        }
+        edit.locator.at_eof = edit.old_no_eol;
+        // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
+        let hint = if old_count == Some(0) { old_start } else { old_start.saturating_sub(1) };
+        edit.locator.hint = Some(Hint::Near(hint));
+        Some(edit)
+    }
+
+    fn file_op(&mut self, h: Header, edits: Vec<Edit>, span: Span) -> Option<FileOp> {
+        let (old, new) = strip_prefixes(h.old.clone(), h.new.clone());
+        let git_path = h.git.as_ref().and_then(|(text, span)| git_header_path(text).map(|p| (p, *span)));
+
+        if let (Some(from), Some(to)) = (&h.rename_from, &h.rename_to) {
+            for (side, want, which) in [(&old, from, "---"), (&new, to, "+++")] {
+                if let Some((Side::Path(p, pspan), _)) = side {
+                    if p != &want.text {
+                        self.diags.push(
+                            Diagnostic::new(
+                                Code::RenamePathMismatch,
+                                format!("`{which} {p}` disagrees with the rename header `{}`", want.text),
+                            )
+                            .at(*pspan, format!("this says `{p}`"))
+                            .secondary(want.span, format!("the rename says `{}`", want.text))
+                            .hint("use the same path in `rename from`/`rename to` and in `---`/`+++` (with a/ and b/)"),
+                        );
+                        return None;
+                    }
+                }
+            }
+            let action = Action::Modify { edits, move_to: Some(to.clone()) };
+            return Some(FileOp { path: from.clone(), action, span });
+        }
+        if h.rename_from.is_some() != h.rename_to.is_some() {
+            let r = h.rename_from.as_ref().or(h.rename_to.as_ref())?;
+            self.diags.push(
+                Diagnostic::new(Code::RenamePathMismatch, "a rename needs both `rename from` and `rename to`")
+                    .at(r.span, "only one half of the rename")
+                    .hint("write `rename from OLD` and `rename to NEW` on consecutive lines"),
+            );
+            return None;
+        }
+
+        match (old, new) {
+            (None, None) => {
+                // A git header alone: an empty file added or deleted, or a mode change.
+                let Some((path, gspan)) = git_path else {
+                    let gspan = h.git.as_ref().map_or(span, |g| g.1);
+                    self.diags.push(
+                        Diagnostic::new(Code::MissingFileHeader, "cannot tell the file from this `diff --git` line")
+                            .at(gspan, "expected `diff --git a/PATH b/PATH`")
+                            .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
+                    );
+                    return None;
+                };
+                let path = PathRef { text: path, span: gspan };
+                if h.new_file {
+                    Some(FileOp { path, action: Action::Add { content: NewText::default() }, span })
+                } else if h.deleted_file {
+                    Some(FileOp { path, action: Action::Delete { edits: vec![] }, span })
+                } else if let Some(&mode_span) = h.mode_lines.first() {
+                    self.diags.push(
+                        Diagnostic::new(Code::UnsupportedGitPatchFeature, "a mode-only change would need chmod")
+                            .at(mode_span, "permissions are never changed")
+                            .hint("leave mode-only changes out of the patch"),
+                    );
+                    None
+                } else {
+                    self.diags.push(
+                        Diagnostic::new(Code::MissingFileHeader, "`diff --git` with no change after it")
+                            .at(gspan, "expected `---`/`+++` and hunks, or a rename, after this")
+                            .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
+                    );
+                    None
+                }
+            }
+            (Some((Side::DevNull, _)), Some((Side::Path(p, pspan), _))) => {
+                let content = self.new_file_content(edits)?;
+                Some(FileOp { path: PathRef { text: p, span: pspan }, action: Action::Add { content }, span })
+            }
+            (Some((Side::Path(p, pspan), _)), Some((Side::DevNull, _))) => {
+                for e in &edits {
+                    if let Some(NewLine::Add(line)) = e.new.iter().find(|n| matches!(n, NewLine::Add(_))) {
+                        self.diags.push(
+                            Diagnostic::new(Code::InvalidHunkBody, "a deleted file (`+++ /dev/null`) cannot gain lines")
+                                .at(line.span, "added line in a deletion")
+                                .hint("a deletion lists every line of the file as `-` lines"),
+                        );
+                        return None;
+                    }
+                }
+                Some(FileOp { path: PathRef { text: p, span: pspan }, action: Action::Delete { edits }, span })
+            }
+            (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
+                if a != b {
+                    self.diags.push(
+                        Diagnostic::new(Code::RenamePathMismatch, format!("`---` names `{a}` but `+++` names `{b}`"))
+                            .at(bspan, "a different path")
+                            .secondary(aspan, "the old path")
+                            .hint(
+                                "use the same path on both lines; to rename, add `diff --git a/OLD b/NEW`, \
+                                 `rename from OLD` and `rename to NEW` before them",
+                            ),
+                    );
+                    return None;
+                }
+                Some(FileOp { path: PathRef { text: b, span: bspan }, action: Action::Modify { edits, move_to: None }, span })
+            }
+            (Some((Side::DevNull, s)), Some((Side::DevNull, _))) | (Some((_, s)), None) | (None, Some((_, s))) => {
+                self.diags.push(
+                    Diagnostic::new(Code::MissingFileHeader, "need one real path in `---`/`+++`")
+                        .at(s, "no file to patch")
+                        .hint("write `--- a/PATH` and `+++ b/PATH` (or /dev/null on one side to add or delete)"),
+                );
+                None
+            }
+        }
+    }
+
+    fn new_file_content(&mut self, edits: Vec<Edit>) -> Option<NewText> {
+        let mut content = NewText { lines: vec![], final_newline: true };
+        for e in edits {
+            if let Some(old) = e.old.first() {
+                self.diags.push(
+                    Diagnostic::new(Code::InvalidHunkBody, "a new file (`--- /dev/null`) can only have `+` lines")
+                        .at(old.span, "context or removed line in a new file")
+                        .hint("prefix every line of the new file with `+`"),
+                );
+                return None;
+            }
+            content.lines.extend(e.new.into_iter().filter_map(|n| match n {
+                NewLine::Add(l) => Some(l),
+                NewLine::Keep(_) => None,
+            }));
+            content.final_newline = !e.new_no_eol;
+        }
+        Some(content)
+    }
+}
+
+fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
+    let mut next = || numbers.next().map(|n| n.as_str().parse::<usize>().unwrap_or(usize::MAX));
+    let start = next().unwrap_or(0);
+    (start, next())
+}
+
+/// Strips `a/` and `b/` when every real path of the pair carries its prefix.
+fn strip_prefixes(
+    old: Option<(Side, Span)>,
+    new: Option<(Side, Span)>,
+) -> (Option<(Side, Span)>, Option<(Side, Span)>) {
+    let has = |side: &Option<(Side, Span)>, prefix: &str| match side {
+        Some((Side::Path(p, _), _)) => p.starts_with(prefix),
+        _ => true,
+    };
+    let real = |side: &Option<(Side, Span)>| matches!(side, Some((Side::Path(..), _)));
+    if !(has(&old, "a/") && has(&new, "b/") && (real(&old) || real(&new))) {
+        return (old, new);
+    }
+    let strip = |side: Option<(Side, Span)>| {
+        side.map(|(s, span)| match s {
+            Side::Path(p, ps) => (Side::Path(p[2..].to_string(), Span::new(ps.start + 2, ps.end)), span),
+            other => (other, span),
+        })
+    };
+    (strip(old), strip(new))
+}
+
+/// The path of `diff --git a/P b/P`, when both halves name the same file.
+fn git_header_path(text: &str) -> Option<String> {
+    let text = text.trim_end();
+    let rest = text.strip_prefix("a/")?;
+    // "P b/P": the two halves have the same length.
+    let n = rest.len().checked_sub(3)? / 2;
+    let (left, right) = (rest.get(..n)?, rest.get(n..)?);
+    (right.strip_prefix(" b/")? == left).then(|| left.to_string())
+}
+
+/// Decodes git's C-style quoting; plain paths lose trailing whitespace.
+fn decode_path(raw: &str) -> String {
+    let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+        return raw.trim_end().to_string();
+    };
+    let mut bytes = vec![];
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0; 4];
+            bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        match chars.next() {
+            Some('n') => bytes.push(b'\n'),
+            Some('t') => bytes.push(b'\t'),
+            Some('r') => bytes.push(b'\r'),
+            Some('a') => bytes.push(7),
+            Some('b') => bytes.push(8),
+            Some('f') => bytes.push(12),
+            Some('v') => bytes.push(11),
+            Some(d @ '0'..='7') => {
+                let mut value = d as u32 - '0' as u32;
+                for _ in 0..2 {
+                    if let Some(&next @ '0'..='7') = chars.peek() {
+                        value = value * 8 + (next as u32 - '0' as u32);
+                        chars.next();
+                    }
+                }
+                bytes.push(value as u8);
+            }
+            Some(other) => {
+                let mut buf = [0; 4];
+                bytes.extend_from_slice(other.encode_utf8(&mut buf).as_bytes());
+            }
+            None => bytes.push(b'\\'),
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_header_paths_split_only_when_symmetric() {
+        assert_eq!(git_header_path("a/x y b/x y").as_deref(), Some("x y"));
+        assert_eq!(git_header_path("a/src/lib.rs b/src/lib.rs").as_deref(), Some("src/lib.rs"));
+        assert_eq!(git_header_path("a/old b/new"), None);
+        assert_eq!(git_header_path("old new"), None);
+    }
+
+    #[test]
+    fn quoted_paths_are_decoded() {
+        assert_eq!(decode_path(r#""a/t\303\251st \"q\".txt""#), "a/tést \"q\".txt");
+        assert_eq!(decode_path("a/plain.txt  "), "a/plain.txt");
+    }
+}

@@ -1,0 +1,164 @@
+//! The shared model every format lowers into, and the only thing the
+//! validator and the applier see. It never depends on pest: a format module
+//! turns its parse tree into these types and nothing else.
+//!
+//! A [`Patch`] is a list of [`FileOp`]s. A file op that edits text carries
+//! [`Edit`]s; an edit is "this old block becomes this new block", located by
+//! a [`Locator`] (line hint, anchor, end-of-file, matching policy, uniqueness
+//! rule). Every piece carries a [`Span`] back into the patch text so that a
+//! diagnostic can underline it.
+
+/// A byte range in the (unwrapped) patch text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+}
+
+/// A whole patch, in any format.
+#[derive(Debug, Clone, Default)]
+pub struct Patch {
+    pub files: Vec<FileOp>,
+    /// Metadata lines accepted and ignored (udiff `index`, modes), verbatim.
+    pub ignored_metadata: Vec<String>,
+}
+
+/// A path exactly as the patch names it (after a format's own prefix rules,
+/// such as udiff's `a/`/`b/`), not yet resolved against a root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathRef {
+    pub text: String,
+    pub span: Span,
+}
+
+/// What to do to one path.
+#[derive(Debug, Clone)]
+pub struct FileOp {
+    pub path: PathRef,
+    pub action: Action,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Create a file with this content. Creating a file that exists with the
+    /// same content is a no-op; with other content it is `file_exists`.
+    Add { content: NewText },
+    /// Delete a file. The edits, if any, state what is deleted: applied to
+    /// the file they must leave it empty.
+    Delete { edits: Vec<Edit> },
+    /// Edit a file in place, then optionally move it.
+    Modify { edits: Vec<Edit>, move_to: Option<PathRef> },
+    /// Create a directory (and its parents).
+    CreateDir,
+}
+
+/// The text of a new file.
+#[derive(Debug, Clone, Default)]
+pub struct NewText {
+    pub lines: Vec<Line>,
+    /// Whether the last line ends with a newline.
+    pub final_newline: bool,
+}
+
+/// One line of patch content, without its line end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub text: String,
+    pub span: Span,
+}
+
+/// A line of an edit's new block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NewLine {
+    /// Keep old line `i` of the same edit, with the file's own text (which,
+    /// after a relaxed match, may differ from the patch's in whitespace).
+    Keep(usize),
+    /// A line the patch adds.
+    Add(Line),
+}
+
+/// "This old block becomes this new block", somewhere the locator finds.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub old: Vec<Line>,
+    pub new: Vec<NewLine>,
+    /// The old block's last line has no newline (udiff `\ No newline`).
+    pub old_no_eol: bool,
+    /// The new block's last line has no newline.
+    pub new_no_eol: bool,
+    pub locator: Locator,
+    pub span: Span,
+}
+
+/// Where an edit's old block may match, and how strictly.
+#[derive(Debug, Clone)]
+pub struct Locator {
+    pub hint: Option<Hint>,
+    /// Lines that must be found first; the old block is sought after them.
+    pub anchor: Option<Vec<Line>>,
+    /// The old block must end at the end of the file.
+    pub at_eof: bool,
+    /// The relaxations tried, in order, after an exact match failed.
+    pub relax: &'static [Relax],
+    pub uniqueness: Uniqueness,
+}
+
+/// A line-number hint, 0-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hint {
+    /// udiff: an exact match starting at this line wins outright; the line
+    /// is shifted by the drift of the file's earlier edits.
+    Near(usize),
+    /// codex `@@ :N`: search starts at this line.
+    From(usize),
+}
+
+/// Matching passes beyond the exact one, each reported as a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relax {
+    /// Lines equal once trailing whitespace is removed.
+    TrailingWhitespace,
+    /// Lines equal once surrounding whitespace is removed.
+    Trimmed,
+}
+
+impl Relax {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Relax::TrailingWhitespace => "ignoring trailing whitespace",
+            Relax::Trimmed => "ignoring leading and trailing whitespace",
+        }
+    }
+}
+
+/// Which of several matches is acceptable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uniqueness {
+    /// Exactly one match in the file (after the hint had its chance).
+    UniqueInFile,
+    /// The first match after the previous edit (or the anchor).
+    FirstAfterCursor,
+}
+
+impl FileOp {
+    /// Paths this op reads or writes, for duplicate detection.
+    pub fn paths(&self) -> impl Iterator<Item = &PathRef> {
+        let dest = match &self.action {
+            Action::Modify { move_to: Some(to), .. } => Some(to),
+            _ => None,
+        };
+        std::iter::once(&self.path).chain(dest)
+    }
+}

@@ -1,0 +1,151 @@
+//! grammar-patch: parse, validate and apply the patch formats language
+//! models write, with one grammar per format and one shared applier.
+//!
+//! The pipeline, top to bottom ([`run`]):
+//!
+//! 1. [`unwrap::unwrap`]: take off markdown fences, CRLF and blank lines
+//!    around the patch (each a warning);
+//! 2. [`formats::detect`] or the format given;
+//! 3. [`formats::parse`]: the generated pest parser, then the format's
+//!    `lower` into the shared model ([`ir`]);
+//! 4. [`validate::validate`]: paths and duplicates, all problems at once;
+//! 5. [`apply::plan`]: read the tree, locate every edit, rewrite in memory;
+//! 6. [`apply::commit`]: write all files or none.
+//!
+//! [`diagnostics`] renders problems like rustc; [`report`] turns an
+//! [`Outcome`] into the contract's JSON; [`lark`] exports grammars.
+
+pub mod apply;
+pub mod diagnostics;
+pub mod error;
+pub mod formats;
+pub mod ir;
+pub mod lark;
+pub mod paths;
+pub mod report;
+pub mod unwrap;
+pub mod validate;
+
+use std::path::Path;
+
+use apply::FileTree;
+use error::{Code, Diagnostic};
+use formats::Format;
+
+/// What the caller wants done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Parse and validate; with a tree, also locate every edit. Writes nothing.
+    Lint,
+    /// Everything, and write (unless `dry_run`).
+    Apply { dry_run: bool },
+}
+
+/// One file in a successful result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileResult {
+    pub path: String,
+    pub action: &'static str,
+    pub from: Option<String>,
+}
+
+/// The result of [`run`]: what was (or would be) done, and every diagnostic.
+#[derive(Debug)]
+pub struct Outcome {
+    pub format: Option<Format>,
+    pub mode: Mode,
+    /// The patch text the diagnostics' spans point into.
+    pub text: String,
+    pub files: Vec<FileResult>,
+    /// Errors first, then warnings.
+    pub diagnostics: Vec<Diagnostic>,
+    pub ignored_metadata: Vec<String>,
+}
+
+impl Outcome {
+    pub fn ok(&self) -> bool {
+        !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The contract's exit status: 0 done, 1 rejected, 2 I/O outside the patch.
+    pub fn exit_code(&self) -> i32 {
+        if self.ok() {
+            0
+        } else if self.diagnostics.iter().any(|d| d.code == Code::IoError) {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
+/// tree to check against; `Lint` without a tree checks the patch alone.
+pub fn run(raw: &str, format: Option<Format>, mode: Mode, tree: Option<&mut dyn FileTree>, root: Option<&Path>) -> Outcome {
+    let unwrapped = unwrap::unwrap(raw);
+    let mut outcome = Outcome {
+        format,
+        mode,
+        text: String::new(),
+        files: vec![],
+        diagnostics: unwrapped.warnings.clone(),
+        ignored_metadata: vec![],
+    };
+    let result = pipeline(&unwrapped, &mut outcome, tree, root);
+    if let Err(mut errors) = result {
+        outcome.files.clear();
+        outcome.diagnostics.append(&mut errors);
+    }
+    outcome.text = unwrapped.text;
+    error::sort(&mut outcome.diagnostics);
+    outcome
+}
+
+fn pipeline(
+    unwrapped: &unwrap::Unwrapped,
+    outcome: &mut Outcome,
+    tree: Option<&mut dyn FileTree>,
+    root: Option<&Path>,
+) -> Result<(), Vec<Diagnostic>> {
+    let format = match outcome.format.or_else(|| formats::detect(unwrapped.body())) {
+        Some(f) => f,
+        None => {
+            let d = Diagnostic::new(Code::UnknownFormat, "cannot tell which patch format this is")
+                .note("looked for `diff --git`/`--- ` (udiff), `*** Begin Patch` (codex), `PATCHSET` (repopatch), `<8 hex> AP 3.x` (ap)")
+                .hint("start the patch with `--- a/PATH` and `+++ b/PATH`, or pass --format");
+            let first = unwrapped.body().lines().next().unwrap_or("");
+            let span = ir::Span::new(unwrapped.body.start, unwrapped.body.start + first.len());
+            return Err(vec![if first.is_empty() { d.note("the patch is empty") } else { d.at(span, "not the start of any known format") }]);
+        }
+    };
+    outcome.format = Some(format);
+    let (patch, mut warnings) = formats::parse(format, &unwrapped.text, unwrapped.body)?;
+    outcome.diagnostics.append(&mut warnings);
+    outcome.ignored_metadata = patch.ignored_metadata.clone();
+    let errors = validate::validate(&patch, root);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let Some(tree) = tree else { return Ok(()) };
+    let mut plan = apply::plan(&patch, &*tree, root)?;
+    outcome.diagnostics.append(&mut plan.warnings);
+    if mode_writes(outcome.mode) {
+        apply::commit(&plan, tree).map_err(|d| vec![d])?;
+    }
+    if matches!(outcome.mode, Mode::Apply { .. }) {
+        outcome.files = plan
+            .changes
+            .iter()
+            .map(|c| FileResult {
+                path: c.path().to_string(),
+                action: c.action(),
+                from: c.from().map(ToString::to_string),
+            })
+            .collect();
+    }
+    Ok(())
+}
+
+fn mode_writes(mode: Mode) -> bool {
+    mode == Mode::Apply { dry_run: false }
+}

@@ -1,0 +1,235 @@
+//! The `grammar-patch` command line: argument handling and output only; the
+//! work is the library's `run`.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use grammar_patch::apply::DiskTree;
+use grammar_patch::error::Code;
+use grammar_patch::formats::{self, Format};
+use grammar_patch::{diagnostics, report, run, Mode, Outcome};
+
+#[derive(Parser)]
+#[command(name = "grammar-patch", version, about = "Parse, validate and apply the patch formats language models write")]
+#[command(after_long_help = codes_help())]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse, validate and apply a patch to the tree under --root; all files or none.
+    Apply {
+        #[command(flatten)]
+        input: Input,
+        /// Do everything but write.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Parse and validate a patch; with --root, also locate every edit. Writes nothing.
+    Lint {
+        #[command(flatten)]
+        input: Input,
+    },
+    /// Print a format's grammar (Lark, for an OpenAI custom tool, or pest).
+    Grammar {
+        format: String,
+        #[arg(long, value_enum, default_value_t = Syntax::Lark)]
+        syntax: Syntax,
+        /// ap only: specialise the grammar to one patch ID.
+        #[arg(long, value_name = "HEX8")]
+        id: Option<String>,
+    },
+    /// List the formats.
+    Formats,
+    /// Print the format of a patch, or fail.
+    Detect {
+        /// The patch file; absent or `-` reads standard input.
+        patch: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+struct Input {
+    /// The patch file; absent or `-` reads standard input.
+    patch: Option<PathBuf>,
+    /// The tree the patch applies to [default: the current directory].
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// The patch format, or auto to detect it.
+    #[arg(long, default_value = "auto", value_name = "F")]
+    format: String,
+    /// Print one JSON object on stdout instead of rendered diagnostics.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Syntax {
+    Lark,
+    Pest,
+}
+
+fn codes_help() -> String {
+    let mut s = String::from("Error codes (stable; warnings never reject a patch):\n");
+    for code in Code::ALL {
+        let kind = if code.severity() == grammar_patch::error::Severity::Error { "error" } else { "warning" };
+        s.push_str(&format!("  {:<32} {kind}\n", code.as_str()));
+    }
+    s.push_str("\nExit status: 0 applied (or nothing to do), 1 rejected and nothing written, 2 usage or I/O error.");
+    s
+}
+
+/// A failure outside the patch's control: message on stderr, exit 2.
+fn usage_error(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("grammar-patch: {message}");
+    ExitCode::from(2)
+}
+
+fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
+    let (name, bytes) = match path {
+        None => ("<stdin>".to_string(), read_stdin()?),
+        Some(p) if p == Path::new("-") => ("<stdin>".to_string(), read_stdin()?),
+        Some(p) => (p.display().to_string(), std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?),
+    };
+    let text = String::from_utf8(bytes).map_err(|_| format!("{name}: the patch is not UTF-8 text"))?;
+    Ok((name, text))
+}
+
+fn read_stdin() -> Result<Vec<u8>, String> {
+    let mut bytes = vec![];
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("<stdin>: {e}"))?;
+    Ok(bytes)
+}
+
+fn parse_format(name: &str) -> Result<Option<Format>, String> {
+    if name == "auto" {
+        return Ok(None);
+    }
+    let format = Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown format `{name}` (expected auto, {})", names.join(", "))
+    })?;
+    if !format.is_supported() {
+        return Err(format!("the {format} format is not supported by this build yet"));
+    }
+    Ok(Some(format))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Apply { input, dry_run } => patch_command(input, Mode::Apply { dry_run }),
+        Command::Lint { input } => patch_command(input, Mode::Lint),
+        Command::Grammar { format, syntax, id } => grammar_command(&format, syntax, id.as_deref()),
+        Command::Formats => {
+            for f in Format::ALL {
+                let status = if f.is_supported() { "" } else { " (not yet supported)" };
+                println!("{:<10} {}{status}", f.name(), f.describe());
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Detect { patch } => {
+            let (_, text) = match read_patch(patch.as_deref()) {
+                Ok(p) => p,
+                Err(e) => return usage_error(e),
+            };
+            let unwrapped = grammar_patch::unwrap::unwrap(&text);
+            match formats::detect(unwrapped.body()) {
+                Some(f) => {
+                    println!("{f}");
+                    ExitCode::SUCCESS
+                }
+                None => {
+                    eprintln!("grammar-patch: unknown_format: cannot tell which patch format this is");
+                    ExitCode::from(1)
+                }
+            }
+        }
+    }
+}
+
+fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> ExitCode {
+    let format = match Format::from_name(name) {
+        Some(f) => f,
+        None => return usage_error(format!("unknown format `{name}`")),
+    };
+    if id.is_some() && format != Format::Ap {
+        return usage_error("--id applies to the ap format only");
+    }
+    let text = match syntax {
+        Syntax::Lark => format.lark_grammar(),
+        Syntax::Pest => format.pest_grammar(),
+    };
+    match text {
+        Some(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        None => usage_error(format!("the {format} format is not supported by this build yet")),
+    }
+}
+
+fn patch_command(input: Input, mode: Mode) -> ExitCode {
+    let format = match parse_format(&input.format) {
+        Ok(f) => f,
+        Err(e) => return usage_error(e),
+    };
+    let (name, text) = match read_patch(input.patch.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    // Lint checks against a tree only when asked to; apply always has one.
+    let root = match (&input.root, mode) {
+        (None, Mode::Lint) => None,
+        (root, _) => Some(root.clone().unwrap_or_else(|| PathBuf::from("."))),
+    };
+    let mut tree = match root.as_deref().map(DiskTree::new).transpose() {
+        Ok(t) => t,
+        Err(e) => return usage_error(format!("--root {}: {e}", root.unwrap_or_default().display())),
+    };
+    let canonical = tree.as_ref().map(|t| t.root().to_path_buf());
+    let outcome = run(
+        &text,
+        format,
+        mode,
+        tree.as_mut().map(|t| t as &mut dyn grammar_patch::apply::FileTree),
+        canonical.as_deref(),
+    );
+    print_outcome(&outcome, &name, input.json);
+    ExitCode::from(outcome.exit_code() as u8)
+}
+
+fn print_outcome(outcome: &Outcome, name: &str, json: bool) {
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        let _ = writeln!(stdout, "{}", report::to_json(outcome));
+        return;
+    }
+    diagnostics::emit_stderr(&outcome.diagnostics, name, &outcome.text);
+    if !outcome.ok() {
+        return;
+    }
+    for f in &outcome.files {
+        let line = match (f.action, &f.from) {
+            ("added", _) => format!("A {}", f.path),
+            ("modified", _) => format!("M {}", f.path),
+            ("deleted", _) => format!("D {}", f.path),
+            ("renamed", Some(from)) => format!("R {from} -> {}", f.path),
+            ("dir_created", _) => format!("A {}/", f.path),
+            _ => format!("= {}", f.path),
+        };
+        let _ = writeln!(stdout, "{line}");
+    }
+    match outcome.mode {
+        Mode::Apply { dry_run: true } => eprintln!("dry run: nothing was written"),
+        Mode::Lint => {
+            let _ = writeln!(stdout, "ok: the patch is valid");
+        }
+        Mode::Apply { dry_run: false } => {}
+    }
+}

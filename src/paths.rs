@@ -1,0 +1,104 @@
+//! Turning a path as a patch writes it into a path relative to the root,
+//! lexically: no `..`, no absolute path outside the root. Symbolic links are
+//! the file tree's business (`apply::tree`), since only it can see them.
+
+use std::fmt;
+use std::path::{Component, Path};
+
+/// A normalised path below the root: components joined by `/`, never empty,
+/// never `.` or `..`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RelPath(String);
+
+impl RelPath {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The ancestors, outermost first (`a`, `a/b` for `a/b/c`).
+    pub fn ancestors(&self) -> Vec<RelPath> {
+        let mut out = vec![];
+        for (i, b) in self.0.bytes().enumerate() {
+            if b == b'/' {
+                out.push(RelPath(self.0[..i].to_string()));
+            }
+        }
+        out
+    }
+
+    /// For tests and the in-memory tree.
+    pub fn new(path: &str) -> Option<RelPath> {
+        resolve(path, None).ok()
+    }
+}
+
+impl fmt::Display for RelPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Why a path cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathProblem {
+    Empty,
+    ParentComponent,
+    OutsideRoot,
+    AbsoluteWithoutRoot,
+}
+
+impl PathProblem {
+    pub fn explain(&self) -> &'static str {
+        match self {
+            PathProblem::Empty => "the path is empty",
+            PathProblem::ParentComponent => "the path contains `..`",
+            PathProblem::OutsideRoot => "the absolute path is outside the root",
+            PathProblem::AbsoluteWithoutRoot => "an absolute path needs --root to be checked",
+        }
+    }
+}
+
+/// Resolves `text` lexically against `root` (the canonical root directory).
+/// Absolute paths are accepted when they lie inside the root.
+pub fn resolve(text: &str, root: Option<&Path>) -> Result<RelPath, PathProblem> {
+    let path = Path::new(text);
+    let rel: &Path = if path.is_absolute() {
+        let root = root.ok_or(PathProblem::AbsoluteWithoutRoot)?;
+        path.strip_prefix(root).map_err(|_| PathProblem::OutsideRoot)?
+    } else {
+        path
+    };
+    let mut parts = vec![];
+    for c in rel.components() {
+        match c {
+            Component::Normal(s) => parts.push(s.to_str().ok_or(PathProblem::Empty)?.to_string()),
+            Component::CurDir => {}
+            Component::ParentDir => return Err(PathProblem::ParentComponent),
+            Component::RootDir | Component::Prefix(_) => return Err(PathProblem::OutsideRoot),
+        }
+    }
+    if parts.is_empty() {
+        return Err(PathProblem::Empty);
+    }
+    Ok(RelPath(parts.join("/")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_resolution() {
+        let root = Path::new("/work/repo");
+        let ok = |t: &str| resolve(t, Some(root)).map(|p| p.to_string());
+        assert_eq!(ok("src/./main.rs"), Ok("src/main.rs".into()));
+        assert_eq!(ok("/work/repo/src/x"), Ok("src/x".into()));
+        assert_eq!(ok("/work/other/x"), Err(PathProblem::OutsideRoot));
+        assert_eq!(ok("/work/repo2/x"), Err(PathProblem::OutsideRoot));
+        assert_eq!(ok("../x"), Err(PathProblem::ParentComponent));
+        assert_eq!(ok("a/../b"), Err(PathProblem::ParentComponent));
+        assert_eq!(ok("./"), Err(PathProblem::Empty));
+        assert_eq!(resolve("/x", None), Err(PathProblem::AbsoluteWithoutRoot));
+        assert_eq!(RelPath::new("a/b/c").unwrap().ancestors(), vec![RelPath::new("a").unwrap(), RelPath::new("a/b").unwrap()]);
+    }
+}

@@ -1,0 +1,120 @@
+//! The contract's JSON result, built from an [`Outcome`]. Internal types stay
+//! free of `Serialize`; this module is the edge.
+
+use serde::Serialize;
+
+use crate::error::{Diagnostic, Severity};
+use crate::{Mode, Outcome};
+
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    path: &'a str,
+    action: &'a str,
+    from: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    severity: &'static str,
+    code: &'static str,
+    message: &'a str,
+    patch_line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonError<'a> {
+    code: &'static str,
+    message: &'a str,
+    path: Option<&'a str>,
+    patch_line: Option<usize>,
+    hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct Success<'a> {
+    ok: bool,
+    format: Option<&'static str>,
+    dry_run: bool,
+    files: Vec<JsonFile<'a>>,
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    ignored_metadata: &'a [String],
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    ok: bool,
+    format: Option<&'static str>,
+    error: JsonError<'a>,
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+}
+
+/// 1-based line of a byte offset.
+pub fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+fn diagnostic<'a>(d: &'a Diagnostic, text: &str) -> JsonDiagnostic<'a> {
+    JsonDiagnostic {
+        severity: match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        },
+        code: d.code.as_str(),
+        message: &d.message,
+        patch_line: d.span.map(|s| line_of(text, s.start)),
+        path: d.path.as_deref(),
+        hint: d.hint.as_deref(),
+        notes: &d.notes,
+    }
+}
+
+/// The one JSON object `--json` prints.
+pub fn to_json(outcome: &Outcome) -> String {
+    let text = &outcome.text;
+    let format = outcome.format.map(|f| f.name());
+    let value = match outcome.diagnostics.iter().position(Diagnostic::is_error) {
+        None => serde_json::to_string(&Success {
+            ok: true,
+            format,
+            dry_run: matches!(outcome.mode, Mode::Apply { dry_run: true } | Mode::Lint),
+            files: outcome
+                .files
+                .iter()
+                .map(|f| JsonFile { path: &f.path, action: f.action, from: f.from.as_deref() })
+                .collect(),
+            diagnostics: outcome.diagnostics.iter().map(|d| diagnostic(d, text)).collect(),
+            ignored_metadata: &outcome.ignored_metadata,
+        }),
+        Some(i) => {
+            let e = &outcome.diagnostics[i];
+            serde_json::to_string(&Failure {
+                ok: false,
+                format,
+                error: JsonError {
+                    code: e.code.as_str(),
+                    message: &e.message,
+                    path: e.path.as_deref(),
+                    patch_line: e.span.map(|s| line_of(text, s.start)),
+                    hint: e.hint.as_deref(),
+                    notes: &e.notes,
+                },
+                diagnostics: outcome
+                    .diagnostics
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, d)| diagnostic(d, text))
+                    .collect(),
+            })
+        }
+    };
+    value.unwrap_or_else(|e| format!("{{\"ok\":false,\"error\":{{\"code\":\"io_error\",\"message\":\"{e}\"}}}}"))
+}

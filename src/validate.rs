@@ -1,0 +1,58 @@
+//! Semantic checks over the shared model that need no file tree: every
+//! path resolves inside the root (lexically), and no path is patched twice.
+//! All problems are collected, not just the first. Checks against the tree
+//! (missing files, context) happen while the applier plans.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::error::{Code, Diagnostic};
+use crate::ir::{Patch, PathRef, Span};
+use crate::paths::{self, PathProblem, RelPath};
+
+/// Every problem with `patch` that can be seen without reading the tree.
+/// `root` is the canonical root, if known (absolute paths need it).
+pub fn validate(patch: &Patch, root: Option<&Path>) -> Vec<Diagnostic> {
+    let mut diags = vec![];
+    let mut seen: HashMap<RelPath, Span> = HashMap::new();
+    for op in &patch.files {
+        for path in op.paths() {
+            match check_path(path, root) {
+                Err(d) => diags.push(d),
+                Ok(rel) => {
+                    if let Some(&first) = seen.get(&rel) {
+                        diags.push(
+                            Diagnostic::new(Code::DuplicateFilePatch, format!("`{rel}` is patched more than once"))
+                                .at(path.span, "patched again here")
+                                .secondary(first, "first patched here")
+                                .path(rel.as_str())
+                                .hint("merge all hunks for this file into a single file patch, in file order"),
+                        );
+                    } else {
+                        seen.insert(rel, path.span);
+                    }
+                }
+            }
+        }
+    }
+    diags
+}
+
+/// Resolves one path, or explains why it leaves the root.
+pub fn check_path(path: &PathRef, root: Option<&Path>) -> Result<RelPath, Diagnostic> {
+    match paths::resolve(&path.text, root) {
+        Ok(rel) => Ok(rel),
+        Err(PathProblem::AbsoluteWithoutRoot) if root.is_none() => {
+            // `lint` without --root cannot judge an absolute path; `apply` always has a root.
+            paths::resolve(path.text.trim_start_matches('/'), None).map_err(|p| escape(path, &p))
+        }
+        Err(problem) => Err(escape(path, &problem)),
+    }
+}
+
+fn escape(path: &PathRef, problem: &PathProblem) -> Diagnostic {
+    Diagnostic::new(Code::PathEscape, format!("`{}`: {}", path.text, problem.explain()))
+        .at(path.span, "this path is not inside the root")
+        .path(path.text.as_str())
+        .hint("use a path relative to the repository root, without `..`")
+}
