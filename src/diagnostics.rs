@@ -16,15 +16,22 @@ pub fn render_plain(diags: &[Diagnostic], patch_name: &str, patch_text: &str) ->
     let config = term::Config::default();
     rendered
         .iter()
-        .map(|d| term::emit_into_string(&config, &files, d).unwrap_or_else(|e| format!("error: {e}\n")))
+        .map(|d| {
+            term::emit_into_string(&config, &files, d).unwrap_or_else(|e| format!("error: {e}\n"))
+        })
         .collect()
 }
 
 /// Writes `diags` to stderr, in colour only on a terminal without `NO_COLOR`.
 pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str) {
     use std::io::IsTerminal;
-    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let choice = if color { termcolor::ColorChoice::Auto } else { termcolor::ColorChoice::Never };
+    let color = std::io::stderr().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let choice = if color {
+        termcolor::ColorChoice::Auto
+    } else {
+        termcolor::ColorChoice::Never
+    };
     let mut stream = termcolor::StandardStream::stderr(choice);
     let (files, rendered) = build(diags, patch_name, patch_text);
     let config = term::Config::default();
@@ -36,7 +43,11 @@ pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str) {
 
 type Files = SimpleFiles<String, String>;
 
-fn build(diags: &[Diagnostic], patch_name: &str, patch_text: &str) -> (Files, Vec<CsDiagnostic<usize>>) {
+fn build(
+    diags: &[Diagnostic],
+    patch_name: &str,
+    patch_text: &str,
+) -> (Files, Vec<CsDiagnostic<usize>>) {
     let mut files = SimpleFiles::new();
     let patch = files.add(patch_name.to_string(), patch_text.to_string());
     let mut targets: HashMap<(String, usize), usize> = HashMap::new();
@@ -48,16 +59,27 @@ fn build(diags: &[Diagnostic], patch_name: &str, patch_text: &str) -> (Files, Ve
         };
         let mut labels = vec![];
         if let Some(span) = d.span {
-            labels.push(Label::primary(patch, clamp(span.start, span.end, patch_text)).with_message(&d.label));
+            labels.push(
+                Label::primary(patch, clamp(span.start, span.end, patch_text))
+                    .with_message(&d.label),
+            );
         }
         for (span, message) in &d.secondary {
-            labels.push(Label::secondary(patch, clamp(span.start, span.end, patch_text)).with_message(message));
+            labels.push(
+                Label::secondary(patch, clamp(span.start, span.end, patch_text))
+                    .with_message(message),
+            );
         }
         for t in &d.targets {
             // One file entry per target text, however many labels point into it.
             let key = (t.path.clone(), t.text.as_ptr() as usize);
-            let id = *targets.entry(key).or_insert_with(|| files.add(t.path.clone(), t.text.to_string()));
-            labels.push(Label::secondary(id, clamp(t.span.start, t.span.end, &t.text)).with_message(&t.message));
+            let id = *targets
+                .entry(key)
+                .or_insert_with(|| files.add(t.path.clone(), t.text.to_string()));
+            labels.push(
+                Label::secondary(id, clamp(t.span.start, t.span.end, &t.text))
+                    .with_message(&t.message),
+            );
         }
         let mut notes = d.notes.clone();
         if let Some(hint) = &d.hint {

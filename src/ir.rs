@@ -59,7 +59,10 @@ pub enum Action {
     /// the file they must leave it empty.
     Delete { edits: Vec<Edit> },
     /// Edit a file in place, then optionally move it.
-    Modify { edits: Vec<Edit>, move_to: Option<PathRef> },
+    Modify {
+        edits: Vec<Edit>,
+        move_to: Option<PathRef>,
+    },
     /// Create a directory (and its parents).
     CreateDir,
 }
@@ -156,7 +159,9 @@ impl FileOp {
     /// Paths this op reads or writes, for duplicate detection.
     pub fn paths(&self) -> impl Iterator<Item = &PathRef> {
         let dest = match &self.action {
-            Action::Modify { move_to: Some(to), .. } => Some(to),
+            Action::Modify {
+                move_to: Some(to), ..
+            } => Some(to),
             _ => None,
         };
         std::iter::once(&self.path).chain(dest)

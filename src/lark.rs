@@ -66,16 +66,30 @@ pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
     }
     for banned in ["WHITESPACE", "COMMENT"] {
         if defs.contains_key(banned) {
-            return Err(err(banned, "implicit whitespace/comment skipping has no Lark equivalent; thread it explicitly"));
+            return Err(err(
+                banned,
+                "implicit whitespace/comment skipping has no Lark equivalent; thread it explicitly",
+            ));
         }
     }
     let terminals = terminal_rules(&defs);
-    let mut out = String::from("// Generated from the pest grammar by grammar-patch; do not edit.\n");
-    out.push_str(&format!("start: {}\n", lark_name(start, terminals.contains(start))));
+    let mut out =
+        String::from("// Generated from the pest grammar by grammar-patch; do not edit.\n");
+    if start != "start" {
+        out.push_str(&format!(
+            "start: {}\n",
+            lark_name(start, terminals.contains(start))
+        ));
+    }
     for name in reachable(&defs, start) {
         let def = &defs[name.as_str()];
         let is_terminal = terminals.contains(&name);
-        let mut cx = Cx { rule: &name, defs: &defs, terminals: &terminals, in_terminal: is_terminal };
+        let mut cx = Cx {
+            rule: &name,
+            defs: &defs,
+            terminals: &terminals,
+            in_terminal: is_terminal,
+        };
         let mut expr = def.expr.clone();
         if name == start {
             expr = strip_soi_eoi(expr);
@@ -85,27 +99,45 @@ pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
         };
         let body = cx.emit(&expr, Prec::Choice)?;
         if body.is_empty() {
-            return Err(err(&name, "matches only the empty string, which Lark cannot express"));
+            return Err(err(
+                &name,
+                "matches only the empty string, which Lark cannot express",
+            ));
         }
         out.push_str(&format!("{}: {}\n", lark_name(&name, is_terminal), body));
     }
     Ok(out)
 }
 
+/// The rules documented `lark: omit`: parsed for their diagnostics, absent from the export.
+pub fn omitted_rules(pest_src: &str) -> Result<Vec<String>, ExportError> {
+    Ok(load(pest_src)?
+        .into_iter()
+        .filter(|(_, d)| d.omit)
+        .map(|(n, _)| n)
+        .collect())
+}
+
 fn err(rule: &str, message: &str) -> ExportError {
-    ExportError { rule: rule.to_string(), message: message.to_string() }
+    ExportError {
+        rule: rule.to_string(),
+        message: message.to_string(),
+    }
 }
 
 /// Parses the grammar with pest_meta, keeping each rule's doc comment.
 fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
-    let pairs = parser::parse(MetaRule::grammar_rules, pest_src).map_err(|e| err("<grammar>", &e.to_string()))?;
+    let pairs = parser::parse(MetaRule::grammar_rules, pest_src)
+        .map_err(|e| err("<grammar>", &e.to_string()))?;
     let mut docs: BTreeMap<String, String> = BTreeMap::new();
     let mut pending = String::new();
     for pair in pairs.clone() {
         if pair.as_rule() != MetaRule::grammar_rule {
             continue;
         }
-        let Some(first) = pair.into_inner().next() else { continue };
+        let Some(first) = pair.into_inner().next() else {
+            continue;
+        };
         if first.as_rule() == MetaRule::line_doc {
             pending.push_str(first.as_str().trim_start_matches('/').trim());
             pending.push('\n');
@@ -114,7 +146,11 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
         }
     }
     let rules = parser::consume_rules(pairs).map_err(|errors| {
-        let text = errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ");
+        let text = errors
+            .iter()
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join("; ");
         err("<grammar>", &text)
     })?;
     let mut defs = BTreeMap::new();
@@ -142,7 +178,11 @@ fn idents(expr: &Expr, out: &mut Vec<String>) {
 /// Atomic rules and everything they reach (pest inherits atomicity downwards).
 fn terminal_rules(defs: &BTreeMap<String, Def>) -> BTreeSet<String> {
     let mut set = BTreeSet::new();
-    let mut stack: Vec<String> = defs.iter().filter(|(_, d)| d.atomic).map(|(n, _)| n.clone()).collect();
+    let mut stack: Vec<String> = defs
+        .iter()
+        .filter(|(_, d)| d.atomic)
+        .map(|(n, _)| n.clone())
+        .collect();
     while let Some(name) = stack.pop() {
         let Some(def) = defs.get(&name) else { continue };
         if set.insert(name) {
@@ -253,8 +293,14 @@ impl Cx<'_> {
                 (Some(x), None) | (None, Some(x)) => Some(x),
                 (None, None) => None,
             },
-            Expr::Opt(a) => Some(self.prune(a)?.map_or_else(epsilon, |a| Expr::Opt(Box::new(a)))),
-            Expr::Rep(a) => Some(self.prune(a)?.map_or_else(epsilon, |a| Expr::Rep(Box::new(a)))),
+            Expr::Opt(a) => Some(
+                self.prune(a)?
+                    .map_or_else(epsilon, |a| Expr::Opt(Box::new(a))),
+            ),
+            Expr::Rep(a) => Some(
+                self.prune(a)?
+                    .map_or_else(epsilon, |a| Expr::Rep(Box::new(a))),
+            ),
             Expr::RepOnce(a) => self.prune(a)?.map(|a| Expr::RepOnce(Box::new(a))),
             // Lookahead is handled (or refused) by `emit`; a pruned operand
             // would change its meaning, so leave it whole.
@@ -279,14 +325,19 @@ impl Cx<'_> {
                     .collect();
                 (format!("/{class}/"), Prec::Atom)
             }
-            Expr::Range(a, b) => (format!("/[{}-{}]/", class_escape_str(a), class_escape_str(b)), Prec::Atom),
+            Expr::Range(a, b) => (
+                format!("/[{}-{}]/", class_escape_str(a), class_escape_str(b)),
+                Prec::Atom,
+            ),
             Expr::Ident(name) => (self.ident(name)?, Prec::Atom),
             Expr::Seq(..) => {
                 let items = flatten_seq(expr);
                 let mut parts = vec![];
                 let mut i = 0;
                 while i < items.len() {
-                    if let (Expr::NegPred(inner), Some(Expr::Ident(any))) = (&items[i], items.get(i + 1)) {
+                    if let (Expr::NegPred(inner), Some(Expr::Ident(any))) =
+                        (&items[i], items.get(i + 1))
+                    {
                         if any == "ANY" {
                             parts.push(format!("/[^{}]/", self.char_class(inner)?));
                             i += 2;
@@ -299,7 +350,12 @@ impl Cx<'_> {
                     }
                     i += 1;
                 }
-                (parts.join(" "), Prec::Seq)
+                let prec = if parts.len() == 1 {
+                    Prec::Atom
+                } else {
+                    Prec::Seq
+                };
+                (parts.join(" "), prec)
             }
             Expr::Choice(..) => {
                 let alts = flatten_choice(expr);
@@ -316,10 +372,10 @@ impl Cx<'_> {
             Expr::Opt(a) => (format!("{}?", self.emit_atom(a)?), Prec::Atom),
             Expr::Rep(a) => (format!("{}*", self.emit_atom(a)?), Prec::Atom),
             Expr::RepOnce(a) => (format!("{}+", self.emit_atom(a)?), Prec::Atom),
-            Expr::RepExact(a, n) => (self.repeat(a, *n, Some(*n))?, Prec::Seq),
-            Expr::RepMin(a, n) => (self.repeat(a, *n, None)?, Prec::Seq),
-            Expr::RepMax(a, n) => (self.repeat(a, 0, Some(*n))?, Prec::Seq),
-            Expr::RepMinMax(a, m, n) => (self.repeat(a, *m, Some(*n))?, Prec::Seq),
+            Expr::RepExact(a, n) => (self.repeat(a, *n, Some(*n))?, Prec::Atom),
+            Expr::RepMin(a, n) => (self.repeat(a, *n, None)?, Prec::Atom),
+            Expr::RepMax(a, n) => (self.repeat(a, 0, Some(*n))?, Prec::Atom),
+            Expr::RepMinMax(a, m, n) => (self.repeat(a, *m, Some(*n))?, Prec::Atom),
             Expr::NegPred(_) | Expr::PosPred(_) => {
                 if self.defs[self.rule].drop_lookahead {
                     (String::new(), Prec::Atom)
@@ -330,12 +386,20 @@ impl Cx<'_> {
                     ));
                 }
             }
-            Expr::Skip(_) => return self.fail("`(!x ~ ANY)*` skipping via `SKIP`/`_` is not supported"),
-            Expr::Push(_) | Expr::PeekSlice(..) => return self.fail("the pest stack (PUSH/PEEK) has no Lark equivalent"),
+            Expr::Skip(_) => {
+                return self.fail("`(!x ~ ANY)*` skipping via `SKIP`/`_` is not supported")
+            }
+            Expr::Push(_) | Expr::PeekSlice(..) => {
+                return self.fail("the pest stack (PUSH/PEEK) has no Lark equivalent")
+            }
             #[allow(unreachable_patterns)]
             _ => return self.fail("this pest construct has no Lark equivalent"),
         };
-        Ok(if prec < outer && !text.is_empty() { format!("({text})") } else { text })
+        Ok(if prec < outer && !text.is_empty() {
+            format!("({text})")
+        } else {
+            text
+        })
     }
 
     fn emit_atom(&mut self, expr: &Expr) -> Result<String, ExportError> {
@@ -356,7 +420,11 @@ impl Cx<'_> {
             None => parts.push(format!("{one}*")),
             Some(max) => parts.extend((min..max).map(|_| format!("{one}?"))),
         }
-        Ok(parts.join(" "))
+        Ok(if parts.len() == 1 {
+            parts.remove(0)
+        } else {
+            format!("({})", parts.join(" "))
+        })
     }
 
     fn ident(&mut self, name: &str) -> Result<String, ExportError> {
@@ -376,7 +444,9 @@ impl Cx<'_> {
             return Ok(text.to_string());
         }
         if !self.defs.contains_key(name) {
-            return self.fail(&format!("`{name}` (built-in or undefined) has no Lark equivalent"));
+            return self.fail(&format!(
+                "`{name}` (built-in or undefined) has no Lark equivalent"
+            ));
         }
         let is_terminal = self.terminals.contains(name);
         if self.in_terminal && !is_terminal {
@@ -427,7 +497,7 @@ fn quote(s: &str) -> String {
 }
 
 fn class_escape_str(s: &str) -> String {
-    s.chars().map(|c| regex_escape(c)).collect()
+    s.chars().map(regex_escape).collect()
 }
 
 /// Escapes one character for use in a Lark `/regex/`, inside or outside a class.

@@ -15,6 +15,10 @@
 //! [`diagnostics`] renders problems like rustc; [`report`] turns an
 //! [`Outcome`] into the contract's JSON; [`lark`] exports grammars.
 
+// A Diagnostic is large, but it only travels on the error path, once per
+// problem; boxing it would make every constructor noisier for nothing.
+#![allow(clippy::result_large_err)]
+
 pub mod apply;
 pub mod diagnostics;
 pub mod error;
@@ -81,7 +85,13 @@ impl Outcome {
 
 /// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
 /// tree to check against; `Lint` without a tree checks the patch alone.
-pub fn run(raw: &str, format: Option<Format>, mode: Mode, tree: Option<&mut dyn FileTree>, root: Option<&Path>) -> Outcome {
+pub fn run(
+    raw: &str,
+    format: Option<Format>,
+    mode: Mode,
+    tree: Option<&mut dyn FileTree>,
+    root: Option<&Path>,
+) -> Outcome {
     let unwrapped = unwrap::unwrap(raw);
     let mut outcome = Outcome {
         format,
@@ -115,7 +125,11 @@ fn pipeline(
                 .hint("start the patch with `--- a/PATH` and `+++ b/PATH`, or pass --format");
             let first = unwrapped.body().lines().next().unwrap_or("");
             let span = ir::Span::new(unwrapped.body.start, unwrapped.body.start + first.len());
-            return Err(vec![if first.is_empty() { d.note("the patch is empty") } else { d.at(span, "not the start of any known format") }]);
+            return Err(vec![if first.is_empty() {
+                d.note("the patch is empty")
+            } else {
+                d.at(span, "not the start of any known format")
+            }]);
         }
     };
     outcome.format = Some(format);

@@ -13,7 +13,11 @@ use grammar_patch::formats::{self, Format};
 use grammar_patch::{diagnostics, report, run, Mode, Outcome};
 
 #[derive(Parser)]
-#[command(name = "grammar-patch", version, about = "Parse, validate and apply the patch formats language models write")]
+#[command(
+    name = "grammar-patch",
+    version,
+    about = "Parse, validate and apply the patch formats language models write"
+)]
 #[command(after_long_help = codes_help())]
 struct Cli {
     #[command(subcommand)]
@@ -77,7 +81,11 @@ enum Syntax {
 fn codes_help() -> String {
     let mut s = String::from("Error codes (stable; warnings never reject a patch):\n");
     for code in Code::ALL {
-        let kind = if code.severity() == grammar_patch::error::Severity::Error { "error" } else { "warning" };
+        let kind = if code.severity() == grammar_patch::error::Severity::Error {
+            "error"
+        } else {
+            "warning"
+        };
         s.push_str(&format!("  {:<32} {kind}\n", code.as_str()));
     }
     s.push_str("\nExit status: 0 applied (or nothing to do), 1 rejected and nothing written, 2 usage or I/O error.");
@@ -94,15 +102,21 @@ fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
     let (name, bytes) = match path {
         None => ("<stdin>".to_string(), read_stdin()?),
         Some(p) if p == Path::new("-") => ("<stdin>".to_string(), read_stdin()?),
-        Some(p) => (p.display().to_string(), std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?),
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        ),
     };
-    let text = String::from_utf8(bytes).map_err(|_| format!("{name}: the patch is not UTF-8 text"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("{name}: the patch is not UTF-8 text"))?;
     Ok((name, text))
 }
 
 fn read_stdin() -> Result<Vec<u8>, String> {
     let mut bytes = vec![];
-    std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("<stdin>: {e}"))?;
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("<stdin>: {e}"))?;
     Ok(bytes)
 }
 
@@ -112,10 +126,15 @@ fn parse_format(name: &str) -> Result<Option<Format>, String> {
     }
     let format = Format::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown format `{name}` (expected auto, {})", names.join(", "))
+        format!(
+            "unknown format `{name}` (expected auto, {})",
+            names.join(", ")
+        )
     })?;
     if !format.is_supported() {
-        return Err(format!("the {format} format is not supported by this build yet"));
+        return Err(format!(
+            "the {format} format is not supported by this build yet"
+        ));
     }
     Ok(Some(format))
 }
@@ -128,7 +147,11 @@ fn main() -> ExitCode {
         Command::Grammar { format, syntax, id } => grammar_command(&format, syntax, id.as_deref()),
         Command::Formats => {
             for f in Format::ALL {
-                let status = if f.is_supported() { "" } else { " (not yet supported)" };
+                let status = if f.is_supported() {
+                    ""
+                } else {
+                    " (not yet supported)"
+                };
                 println!("{:<10} {}{status}", f.name(), f.describe());
             }
             ExitCode::SUCCESS
@@ -145,7 +168,9 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 None => {
-                    eprintln!("grammar-patch: unknown_format: cannot tell which patch format this is");
+                    eprintln!(
+                        "grammar-patch: unknown_format: cannot tell which patch format this is"
+                    );
                     ExitCode::from(1)
                 }
             }
@@ -170,7 +195,9 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> ExitCode {
             print!("{text}");
             ExitCode::SUCCESS
         }
-        None => usage_error(format!("the {format} format is not supported by this build yet")),
+        None => usage_error(format!(
+            "the {format} format is not supported by this build yet"
+        )),
     }
 }
 
@@ -190,14 +217,20 @@ fn patch_command(input: Input, mode: Mode) -> ExitCode {
     };
     let mut tree = match root.as_deref().map(DiskTree::new).transpose() {
         Ok(t) => t,
-        Err(e) => return usage_error(format!("--root {}: {e}", root.unwrap_or_default().display())),
+        Err(e) => {
+            return usage_error(format!(
+                "--root {}: {e}",
+                root.unwrap_or_default().display()
+            ))
+        }
     };
     let canonical = tree.as_ref().map(|t| t.root().to_path_buf());
     let outcome = run(
         &text,
         format,
         mode,
-        tree.as_mut().map(|t| t as &mut dyn grammar_patch::apply::FileTree),
+        tree.as_mut()
+            .map(|t| t as &mut dyn grammar_patch::apply::FileTree),
         canonical.as_deref(),
     );
     print_outcome(&outcome, &name, input.json);

@@ -64,7 +64,8 @@ pub fn resolve(text: &str, root: Option<&Path>) -> Result<RelPath, PathProblem> 
     let path = Path::new(text);
     let rel: &Path = if path.is_absolute() {
         let root = root.ok_or(PathProblem::AbsoluteWithoutRoot)?;
-        path.strip_prefix(root).map_err(|_| PathProblem::OutsideRoot)?
+        path.strip_prefix(root)
+            .map_err(|_| PathProblem::OutsideRoot)?
     } else {
         path
     };
@@ -99,6 +100,9 @@ mod tests {
         assert_eq!(ok("a/../b"), Err(PathProblem::ParentComponent));
         assert_eq!(ok("./"), Err(PathProblem::Empty));
         assert_eq!(resolve("/x", None), Err(PathProblem::AbsoluteWithoutRoot));
-        assert_eq!(RelPath::new("a/b/c").unwrap().ancestors(), vec![RelPath::new("a").unwrap(), RelPath::new("a/b").unwrap()]);
+        assert_eq!(
+            RelPath::new("a/b/c").unwrap().ancestors(),
+            vec![RelPath::new("a").unwrap(), RelPath::new("a/b").unwrap()]
+        );
     }
 }

@@ -58,7 +58,11 @@ struct Failure<'a> {
 
 /// 1-based line of a byte offset.
 pub fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 fn diagnostic<'a>(d: &'a Diagnostic, text: &str) -> JsonDiagnostic<'a> {
@@ -88,9 +92,17 @@ pub fn to_json(outcome: &Outcome) -> String {
             files: outcome
                 .files
                 .iter()
-                .map(|f| JsonFile { path: &f.path, action: f.action, from: f.from.as_deref() })
+                .map(|f| JsonFile {
+                    path: &f.path,
+                    action: f.action,
+                    from: f.from.as_deref(),
+                })
                 .collect(),
-            diagnostics: outcome.diagnostics.iter().map(|d| diagnostic(d, text)).collect(),
+            diagnostics: outcome
+                .diagnostics
+                .iter()
+                .map(|d| diagnostic(d, text))
+                .collect(),
             ignored_metadata: &outcome.ignored_metadata,
         }),
         Some(i) => {
@@ -116,5 +128,7 @@ pub fn to_json(outcome: &Outcome) -> String {
             })
         }
     };
-    value.unwrap_or_else(|e| format!("{{\"ok\":false,\"error\":{{\"code\":\"io_error\",\"message\":\"{e}\"}}}}"))
+    value.unwrap_or_else(|e| {
+        format!("{{\"ok\":false,\"error\":{{\"code\":\"io_error\",\"message\":\"{e}\"}}}}")
+    })
 }

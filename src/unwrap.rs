@@ -51,8 +51,11 @@ pub fn unwrap(raw: &str) -> Unwrapped {
     let n_crlf = raw.matches("\r\n").count();
     let mut text = if n_lf > 0 && n_crlf == n_lf {
         warnings.push(
-            Diagnostic::new(Code::CrlfPatchNormalized, "the patch text uses CRLF line ends; read as LF")
-                .note("line ends of the patched files are kept as they are in each file"),
+            Diagnostic::new(
+                Code::CrlfPatchNormalized,
+                "the patch text uses CRLF line ends; read as LF",
+            )
+            .note("line ends of the patched files are kept as they are in each file"),
         );
         raw.replace("\r\n", "\n")
     } else {
@@ -76,8 +79,11 @@ pub fn unwrap(raw: &str) -> Unwrapped {
 
     if first < last && is_fence(line(lines[first])) {
         let open = lines[first];
-        let mut d = Diagnostic::new(Code::MarkdownFenceStripped, "the patch is wrapped in a markdown code fence")
-            .at(open, "this fence line was removed");
+        let mut d = Diagnostic::new(
+            Code::MarkdownFenceStripped,
+            "the patch is wrapped in a markdown code fence",
+        )
+        .at(open, "this fence line was removed");
         first += 1;
         if last > first && line(lines[last - 1]).trim() == &line(open).trim()[..3] {
             d = d.secondary(lines[last - 1], "and this one");
@@ -106,5 +112,9 @@ pub fn unwrap(raw: &str) -> Unwrapped {
     } else {
         Span::new(text.len(), text.len())
     };
-    Unwrapped { text, body, warnings }
+    Unwrapped {
+        text,
+        body,
+        warnings,
+    }
 }

@@ -51,8 +51,11 @@ pub fn check_path(path: &PathRef, root: Option<&Path>) -> Result<RelPath, Diagno
 }
 
 fn escape(path: &PathRef, problem: &PathProblem) -> Diagnostic {
-    Diagnostic::new(Code::PathEscape, format!("`{}`: {}", path.text, problem.explain()))
-        .at(path.span, "this path is not inside the root")
-        .path(path.text.as_str())
-        .hint("use a path relative to the repository root, without `..`")
+    Diagnostic::new(
+        Code::PathEscape,
+        format!("`{}`: {}", path.text, problem.explain()),
+    )
+    .at(path.span, "this path is not inside the root")
+    .path(path.text.as_str())
+    .hint("use a path relative to the repository root, without `..`")
 }

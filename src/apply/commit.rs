@@ -45,7 +45,11 @@ pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
 
 type StepError = (RelPath, std::io::Error);
 
-fn step(change: &Change, tree: &mut dyn FileTree, journal: &mut Vec<Undo>) -> Result<(), StepError> {
+fn step(
+    change: &Change,
+    tree: &mut dyn FileTree,
+    journal: &mut Vec<Undo>,
+) -> Result<(), StepError> {
     let at = |path: &RelPath| {
         let path = path.clone();
         move |e| (path, e)
@@ -56,15 +60,29 @@ fn step(change: &Change, tree: &mut dyn FileTree, journal: &mut Vec<Undo>) -> Re
             tree.create(path, bytes, None).map_err(at(path))?;
             journal.push(Undo::Remove(path.clone()));
         }
-        Change::Write { path, bytes, original } => {
+        Change::Write {
+            path,
+            bytes,
+            original,
+        } => {
             journal.push(Undo::Restore(path.clone(), original.clone()));
             tree.write(path, bytes).map_err(at(path))?;
         }
-        Change::Delete { path, original, mode } => {
+        Change::Delete {
+            path,
+            original,
+            mode,
+        } => {
             tree.remove(path).map_err(at(path))?;
             journal.push(Undo::Recreate(path.clone(), original.clone(), *mode));
         }
-        Change::Move { from, to, bytes, original, mode } => {
+        Change::Move {
+            from,
+            to,
+            bytes,
+            original,
+            mode,
+        } => {
             make_parents(to, tree, journal)?;
             tree.create(to, bytes, Some(*mode)).map_err(at(to))?;
             journal.push(Undo::Remove(to.clone()));
@@ -81,7 +99,11 @@ fn step(change: &Change, tree: &mut dyn FileTree, journal: &mut Vec<Undo>) -> Re
     Ok(())
 }
 
-fn make_parents(path: &RelPath, tree: &mut dyn FileTree, journal: &mut Vec<Undo>) -> Result<(), StepError> {
+fn make_parents(
+    path: &RelPath,
+    tree: &mut dyn FileTree,
+    journal: &mut Vec<Undo>,
+) -> Result<(), StepError> {
     for dir in path.ancestors() {
         if tree.entry(&dir).map_err(|e| (dir.clone(), e))? == Entry::Missing {
             tree.create_dir(&dir).map_err(|e| (dir.clone(), e))?;

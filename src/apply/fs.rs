@@ -27,7 +27,10 @@ impl DiskTree {
     pub fn new(root: &Path) -> io::Result<DiskTree> {
         let root = fs::canonicalize(root)?;
         if !root.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::NotADirectory, format!("{}: not a directory", root.display())));
+            return Err(io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("{}: not a directory", root.display()),
+            ));
         }
         Ok(DiskTree { root })
     }
@@ -58,10 +61,19 @@ impl FileTree for DiskTree {
     fn entry(&self, path: &RelPath) -> io::Result<Entry> {
         match fs::symlink_metadata(self.abs(path)) {
             Ok(m) if m.file_type().is_symlink() => Ok(Entry::Symlink),
-            Ok(m) if m.is_file() => Ok(Entry::File { mode: m.permissions().mode() & 0o7777 }),
+            Ok(m) if m.is_file() => Ok(Entry::File {
+                mode: m.permissions().mode() & 0o7777,
+            }),
             Ok(m) if m.is_dir() => Ok(Entry::Dir),
             Ok(_) => Ok(Entry::Other),
-            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(Entry::Missing),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(Entry::Missing)
+            }
             Err(e) => Err(e),
         }
     }
@@ -74,11 +86,19 @@ impl FileTree for DiskTree {
                 Ok(real) => {
                     return Ok((!real.starts_with(&self.root)).then(|| real.display().to_string()));
                 }
-                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                    ) =>
+                {
                     if fs::symlink_metadata(&probe).is_ok() {
                         // A dangling link: where it points is unknown, so it may leave.
-                        let target = fs::read_link(&probe).map(|t| t.display().to_string()).unwrap_or_default();
-                        let inside = !Path::new(&target).is_absolute() && !target.split('/').any(|c| c == "..");
+                        let target = fs::read_link(&probe)
+                            .map(|t| t.display().to_string())
+                            .unwrap_or_default();
+                        let inside = !Path::new(&target).is_absolute()
+                            && !target.split('/').any(|c| c == "..");
                         return Ok((!inside).then_some(target));
                     }
                     if !probe.pop() || probe == self.root {

@@ -9,19 +9,42 @@ use std::rc::Rc;
 use super::seek::FileText;
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, TargetLabel};
-use crate::ir::{Action, Edit, FileOp, Hint, Line, NewLine, NewText, Patch, PathRef, Relax, Uniqueness};
+use crate::ir::{
+    Action, Edit, FileOp, Hint, Line, NewLine, NewText, Patch, PathRef, Relax, Uniqueness,
+};
 use crate::paths::RelPath;
 use crate::validate::check_path;
 
 /// What the commit does to one path. Originals are kept for the rollback.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    Create { path: RelPath, bytes: Vec<u8> },
-    Write { path: RelPath, bytes: Vec<u8>, original: Vec<u8> },
-    Delete { path: RelPath, original: Vec<u8>, mode: u32 },
-    Move { from: RelPath, to: RelPath, bytes: Vec<u8>, original: Vec<u8>, mode: u32 },
-    CreateDir { path: RelPath },
-    Unchanged { path: RelPath },
+    Create {
+        path: RelPath,
+        bytes: Vec<u8>,
+    },
+    Write {
+        path: RelPath,
+        bytes: Vec<u8>,
+        original: Vec<u8>,
+    },
+    Delete {
+        path: RelPath,
+        original: Vec<u8>,
+        mode: u32,
+    },
+    Move {
+        from: RelPath,
+        to: RelPath,
+        bytes: Vec<u8>,
+        original: Vec<u8>,
+        mode: u32,
+    },
+    CreateDir {
+        path: RelPath,
+    },
+    Unchanged {
+        path: RelPath,
+    },
 }
 
 impl Change {
@@ -66,11 +89,20 @@ pub struct Plan {
 
 /// Plans `patch` against `tree`. `root` is the canonical root (for absolute
 /// paths). Returns every error in every file, or the plan.
-pub fn plan(patch: &Patch, tree: &dyn FileTree, root: Option<&Path>) -> Result<Plan, Vec<Diagnostic>> {
+pub fn plan(
+    patch: &Patch,
+    tree: &dyn FileTree,
+    root: Option<&Path>,
+) -> Result<Plan, Vec<Diagnostic>> {
     let mut plan = Plan::default();
     let mut errors = vec![];
     for op in &patch.files {
-        let mut cx = OpCx { tree, root, warnings: &mut plan.warnings, errors: &mut errors };
+        let mut cx = OpCx {
+            tree,
+            root,
+            warnings: &mut plan.warnings,
+            errors: &mut errors,
+        };
         if let Some(change) = cx.op(op) {
             plan.changes.push(change);
         }
@@ -177,10 +209,13 @@ impl OpCx<'_> {
                 Entry::Dir | Entry::Missing => {}
                 _ => {
                     return self.fail(
-                        Diagnostic::new(Code::FileExists, format!("cannot create `{rel}`: `{dir}` is not a directory"))
-                            .at(path.span, "a parent of this path is a file")
-                            .path(rel.as_str())
-                            .hint("choose a path whose parent directories are directories"),
+                        Diagnostic::new(
+                            Code::FileExists,
+                            format!("cannot create `{rel}`: `{dir}` is not a directory"),
+                        )
+                        .at(path.span, "a parent of this path is a file")
+                        .path(rel.as_str())
+                        .hint("choose a path whose parent directories are directories"),
                     )
                 }
             }
@@ -212,9 +247,12 @@ impl OpCx<'_> {
                         )
                     }
                     _ => self.fail(
-                        Diagnostic::new(Code::FileExists, format!("`{rel}` already exists and is not a file"))
-                            .at(op.path.span, "something else is at this path")
-                            .path(rel.as_str()),
+                        Diagnostic::new(
+                            Code::FileExists,
+                            format!("`{rel}` already exists and is not a file"),
+                        )
+                        .at(op.path.span, "something else is at this path")
+                        .path(rel.as_str()),
                     ),
                 }
             }
@@ -234,7 +272,11 @@ impl OpCx<'_> {
                             .hint("a deletion must list every line of the file as a `-` line; re-read the file"),
                     );
                 }
-                Some(Change::Delete { path: rel, original: original.into_bytes(), mode })
+                Some(Change::Delete {
+                    path: rel,
+                    original: original.into_bytes(),
+                    mode,
+                })
             }
             Action::Modify { edits, move_to } => {
                 let mode = match entry {
@@ -247,22 +289,41 @@ impl OpCx<'_> {
                     if text == original {
                         return Some(Change::Unchanged { path: rel });
                     }
-                    return Some(Change::Write { path: rel, bytes: text.into_bytes(), original: original.into_bytes() });
+                    return Some(Change::Write {
+                        path: rel,
+                        bytes: text.into_bytes(),
+                        original: original.into_bytes(),
+                    });
                 };
                 let to = self.resolve(to_ref)?;
                 if to == rel {
-                    return Some(Change::Write { path: rel, bytes: text.into_bytes(), original: original.into_bytes() });
+                    return Some(Change::Write {
+                        path: rel,
+                        bytes: text.into_bytes(),
+                        original: original.into_bytes(),
+                    });
                 }
                 if self.entry(to_ref, &to)? != Entry::Missing {
                     return self.fail(
-                        Diagnostic::new(Code::FileExists, format!("cannot move `{rel}` onto existing `{to}`"))
-                            .at(to_ref.span, "this destination exists")
-                            .path(to.as_str())
-                            .hint("move to a path that does not exist, or delete the destination first"),
+                        Diagnostic::new(
+                            Code::FileExists,
+                            format!("cannot move `{rel}` onto existing `{to}`"),
+                        )
+                        .at(to_ref.span, "this destination exists")
+                        .path(to.as_str())
+                        .hint(
+                            "move to a path that does not exist, or delete the destination first",
+                        ),
                     );
                 }
                 self.creatable(to_ref, &to)?;
-                Some(Change::Move { from: rel, to, bytes: text.into_bytes(), original: original.into_bytes(), mode })
+                Some(Change::Move {
+                    from: rel,
+                    to,
+                    bytes: text.into_bytes(),
+                    original: original.into_bytes(),
+                    mode,
+                })
             }
             Action::CreateDir => match entry {
                 Entry::Missing => {
@@ -271,9 +332,12 @@ impl OpCx<'_> {
                 }
                 Entry::Dir => Some(Change::Unchanged { path: rel }),
                 _ => self.fail(
-                    Diagnostic::new(Code::FileExists, format!("`{rel}` exists and is not a directory"))
-                        .at(op.path.span, "a directory would be created here")
-                        .path(rel.as_str()),
+                    Diagnostic::new(
+                        Code::FileExists,
+                        format!("`{rel}` exists and is not a directory"),
+                    )
+                    .at(op.path.span, "a directory would be created here")
+                    .path(rel.as_str()),
                 ),
             },
         }
@@ -284,7 +348,13 @@ impl OpCx<'_> {
     fn edit_text(&mut self, rel: &RelPath, original: &str, edits: &[Edit]) -> Option<String> {
         let file = FileText::new(original);
         let target_text: OnceCell<Rc<str>> = OnceCell::new();
-        let mut loc = Locating { file: &file, rel, target_text: &target_text, warnings: vec![], errors: vec![] };
+        let mut loc = Locating {
+            file: &file,
+            rel,
+            target_text: &target_text,
+            warnings: vec![],
+            errors: vec![],
+        };
         let regions = loc.locate_all(edits);
         self.warnings.append(&mut loc.warnings);
         if !loc.errors.is_empty() {
@@ -333,9 +403,17 @@ enum Miss {
 
 impl Locating<'_, '_> {
     fn target(&self, start: usize, end: usize, message: String) -> TargetLabel {
-        let text = self.target_text.get_or_init(|| Rc::from(self.file.text)).clone();
+        let text = self
+            .target_text
+            .get_or_init(|| Rc::from(self.file.text))
+            .clone();
         let (s, e) = self.file.span_of(start, end);
-        TargetLabel { path: self.rel.to_string(), text, span: crate::ir::Span::new(s, e), message }
+        TargetLabel {
+            path: self.rel.to_string(),
+            text,
+            span: crate::ir::Span::new(s, e),
+            message,
+        }
     }
 
     fn locate_all(&mut self, edits: &[Edit]) -> Vec<Region> {
@@ -368,7 +446,12 @@ impl Locating<'_, '_> {
                         self.warnings.push(
                             Diagnostic::new(
                                 Code::WhitespaceFuzz,
-                                format!("hunk matched line {} of `{}` only {}", start + 1, self.rel, relax.describe()),
+                                format!(
+                                    "hunk matched line {} of `{}` only {}",
+                                    start + 1,
+                                    self.rel,
+                                    relax.describe()
+                                ),
                             )
                             .at(edit.span, "whitespace differs from the file")
                             .path(self.rel.as_str())
@@ -376,7 +459,11 @@ impl Locating<'_, '_> {
                         );
                     }
                     cursor = start + edit.old.len();
-                    regions.push(Region { start, len: edit.old.len(), edit: i });
+                    regions.push(Region {
+                        start,
+                        len: edit.old.len(),
+                        edit: i,
+                    });
                 }
                 Err(miss) => {
                     let d = self.miss(edit, miss, drift);
@@ -403,7 +490,12 @@ impl Locating<'_, '_> {
         regions
     }
 
-    fn locate(&self, edit: &Edit, drift: isize, cursor: usize) -> Result<(usize, Option<Relax>), Miss> {
+    fn locate(
+        &self,
+        edit: &Edit,
+        drift: isize,
+        cursor: usize,
+    ) -> Result<(usize, Option<Relax>), Miss> {
         let loc = &edit.locator;
         let file = self.file;
         let n = edit.old.len();
@@ -419,8 +511,16 @@ impl Locating<'_, '_> {
             from = from.max(h);
         }
         if n == 0 {
-            let at = if loc.at_eof { file.len() } else { near.unwrap_or(from) };
-            return if at <= file.len() { Ok((at, None)) } else { Err(Miss::PastEnd(at)) };
+            let at = if loc.at_eof {
+                file.len()
+            } else {
+                near.unwrap_or(from)
+            };
+            return if at <= file.len() {
+                Ok((at, None))
+            } else {
+                Err(Miss::PastEnd(at))
+            };
         }
         let fits = |start: usize| !loc.at_eof || start + n == file.len();
         if let Some(h) = near {
@@ -429,7 +529,11 @@ impl Locating<'_, '_> {
             }
         }
         for relax in std::iter::once(None).chain(loc.relax.iter().copied().map(Some)) {
-            let found: Vec<usize> = file.find_all(&edit.old, relax, from).into_iter().filter(|&s| fits(s)).collect();
+            let found: Vec<usize> = file
+                .find_all(&edit.old, relax, from)
+                .into_iter()
+                .filter(|&s| fits(s))
+                .collect();
             match (loc.uniqueness, found.len()) {
                 (_, 0) => continue,
                 (Uniqueness::FirstAfterCursor, _) | (_, 1) => return Ok((found[0], relax)),
@@ -519,7 +623,8 @@ impl Locating<'_, '_> {
                 NewLine::Add(l) => l.clone(),
             })
             .collect();
-        let changes = edit.new.iter().any(|n| matches!(n, NewLine::Add(_))) || new.len() != edit.old.len();
+        let changes =
+            edit.new.iter().any(|n| matches!(n, NewLine::Add(_))) || new.len() != edit.old.len();
         changes && !new.is_empty() && !self.file.find_all(&new, None, 0).is_empty()
     }
 
@@ -544,10 +649,17 @@ impl Locating<'_, '_> {
         }
         let mut notes = vec![];
         for (at, want, have) in changed.iter().take(3) {
-            notes.push(format!("line {}: the patch has `{}`, the file has `{}`", at + 1, want, have));
+            notes.push(format!(
+                "line {}: the patch has `{}`, the file has `{}`",
+                at + 1,
+                want,
+                have
+            ));
         }
         if missing > 0 {
-            notes.push(format!("the file ends {missing} line(s) before the hunk does"));
+            notes.push(format!(
+                "the file ends {missing} line(s) before the hunk does"
+            ));
         }
         let summary = match (changed.len(), indent, trailing, missing) {
             (0, 0, 0, 0) => "matches, but not at an allowed place".to_string(),
@@ -576,13 +688,33 @@ impl Locating<'_, '_> {
 fn assemble(file: &FileText, edits: &[Edit], regions: &[Region]) -> String {
     let text = file.text;
     let n = file.len();
-    let dominant = if n > 0 && !file.eol(0).is_empty() { file.eol(0) } else { "\n" };
+    let dominant = if n > 0 && !file.eol(0).is_empty() {
+        file.eol(0)
+    } else {
+        "\n"
+    };
     let had_final_newline = n == 0 || !file.eol(n - 1).is_empty();
-    let extra: usize = edits.iter().flat_map(|e| &e.new).map(|l| if let NewLine::Add(l) = l { l.text.len() + 2 } else { 0 }).sum();
+    let extra: usize = edits
+        .iter()
+        .flat_map(|e| &e.new)
+        .map(|l| {
+            if let NewLine::Add(l) = l {
+                l.text.len() + 2
+            } else {
+                0
+            }
+        })
+        .sum();
     let mut out = String::with_capacity(text.len() + extra);
     let mut cursor = 0;
     let mut final_newline = None;
-    let line_start = |i: usize| if i < n { file.span_of(i, i).0 } else { text.len() };
+    let line_start = |i: usize| {
+        if i < n {
+            file.span_of(i, i).0
+        } else {
+            text.len()
+        }
+    };
     for region in regions {
         out.push_str(&text[line_start(cursor)..line_start(region.start)]);
         if region.start == n && n > 0 && !had_final_newline && !edits[region.edit].new.is_empty() {
@@ -594,7 +726,11 @@ fn assemble(file: &FileText, edits: &[Edit], regions: &[Region]) -> String {
                 NewLine::Keep(j) => {
                     let at = region.start + j;
                     out.push_str(file.line(at));
-                    out.push_str(if file.eol(at).is_empty() { dominant } else { file.eol(at) });
+                    out.push_str(if file.eol(at).is_empty() {
+                        dominant
+                    } else {
+                        file.eol(at)
+                    });
                 }
                 NewLine::Add(line) => {
                     out.push_str(&line.text);
@@ -603,15 +739,21 @@ fn assemble(file: &FileText, edits: &[Edit], regions: &[Region]) -> String {
             }
         }
         if region.start + region.len == n {
-            final_newline =
-                Some(if edit.old_no_eol != edit.new_no_eol { !edit.new_no_eol } else { had_final_newline });
+            final_newline = Some(if edit.old_no_eol != edit.new_no_eol {
+                !edit.new_no_eol
+            } else {
+                had_final_newline
+            });
         }
         cursor = region.start + region.len;
     }
     out.push_str(&text[line_start(cursor)..]);
     match final_newline {
         Some(false) => {
-            let trimmed = out.strip_suffix('\n').map(|s| s.strip_suffix('\r').unwrap_or(s)).map(str::len);
+            let trimmed = out
+                .strip_suffix('\n')
+                .map(|s| s.strip_suffix('\r').unwrap_or(s))
+                .map(str::len);
             out.truncate(trimmed.unwrap_or(out.len()));
         }
         Some(true) if !out.is_empty() && !out.ends_with('\n') => out.push_str(dominant),

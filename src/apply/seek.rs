@@ -32,7 +32,11 @@ impl<'a> FileText<'a> {
         if *starts.last().unwrap_or(&0) != text.len() {
             starts.push(text.len());
         }
-        FileText { text, starts, indexes: Default::default() }
+        FileText {
+            text,
+            starts,
+            indexes: Default::default(),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -77,7 +81,9 @@ impl<'a> FileText<'a> {
         self.indexes[slot].get_or_init(|| {
             let mut map: HashMap<&'a str, Vec<u32>> = HashMap::new();
             for i in 0..self.len() {
-                map.entry(key(self.line(i), relax)).or_default().push(i as u32);
+                map.entry(key(self.line(i), relax))
+                    .or_default()
+                    .push(i as u32);
             }
             map
         })
@@ -86,7 +92,10 @@ impl<'a> FileText<'a> {
     /// Whether `block` matches starting at line `at`.
     pub fn matches_at(&self, at: usize, block: &[Line], relax: Option<Relax>) -> bool {
         at + block.len() <= self.len()
-            && block.iter().enumerate().all(|(j, l)| key(self.line(at + j), relax) == key(&l.text, relax))
+            && block
+                .iter()
+                .enumerate()
+                .all(|(j, l)| key(self.line(at + j), relax) == key(&l.text, relax))
     }
 
     /// Every start line where `block` (non-empty) matches, ascending, within `from..`.
@@ -95,7 +104,14 @@ impl<'a> FileText<'a> {
         let Some((pivot, positions)) = block
             .iter()
             .enumerate()
-            .map(|(j, l)| (j, index.get(key(&l.text, relax)).map_or(&[][..], Vec::as_slice)))
+            .map(|(j, l)| {
+                (
+                    j,
+                    index
+                        .get(key(&l.text, relax))
+                        .map_or(&[][..], Vec::as_slice),
+                )
+            })
             .min_by_key(|(_, p)| p.len())
         else {
             return vec![];
@@ -127,12 +143,18 @@ impl<'a> FileText<'a> {
             }
         }
         let hint = hint.unwrap_or(0);
-        votes.into_iter().max_by_key(|&(start, n)| (n, std::cmp::Reverse(start.abs_diff(hint)))).map(|(s, _)| s)
+        votes
+            .into_iter()
+            .max_by_key(|&(start, n)| (n, std::cmp::Reverse(start.abs_diff(hint))))
+            .map(|(s, _)| s)
     }
 }
 
 fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
-    text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i)
+    text.bytes()
+        .enumerate()
+        .filter(|&(_, b)| b == b'\n')
+        .map(|(i, _)| i)
 }
 
 /// A line as a pass compares it.
@@ -150,7 +172,13 @@ mod tests {
     use crate::ir::Span;
 
     fn block(lines: &[&str]) -> Vec<Line> {
-        lines.iter().map(|t| Line { text: t.to_string(), span: Span::default() }).collect()
+        lines
+            .iter()
+            .map(|t| Line {
+                text: t.to_string(),
+                span: Span::default(),
+            })
+            .collect()
     }
 
     #[test]
@@ -168,16 +196,28 @@ mod tests {
     fn find_all_uses_each_pass() {
         let f = FileText::new("x\n  y  \nz\nx\ny\nz\n");
         assert_eq!(f.find_all(&block(&["x", "y"]), None, 0), vec![3]);
-        assert_eq!(f.find_all(&block(&["x", "  y"]), Some(Relax::TrailingWhitespace), 0), vec![0]);
-        assert_eq!(f.find_all(&block(&["x", "y"]), Some(Relax::Trimmed), 0), vec![0, 3]);
-        assert_eq!(f.find_all(&block(&["x", "y"]), Some(Relax::Trimmed), 1), vec![3]);
+        assert_eq!(
+            f.find_all(&block(&["x", "  y"]), Some(Relax::TrailingWhitespace), 0),
+            vec![0]
+        );
+        assert_eq!(
+            f.find_all(&block(&["x", "y"]), Some(Relax::Trimmed), 0),
+            vec![0, 3]
+        );
+        assert_eq!(
+            f.find_all(&block(&["x", "y"]), Some(Relax::Trimmed), 1),
+            vec![3]
+        );
         assert_eq!(f.find_all(&block(&["q"]), None, 0), Vec::<usize>::new());
     }
 
     #[test]
     fn nearest_prefers_most_shared_lines() {
         let f = FileText::new("fn a() {\n    one();\n}\nfn b() {\n    two();\n    three();\n}\n");
-        assert_eq!(f.nearest(&block(&["fn b() {", "two();", "four();"]), None), Some(3));
+        assert_eq!(
+            f.nearest(&block(&["fn b() {", "two();", "four();"]), None),
+            Some(3)
+        );
         assert_eq!(f.nearest(&block(&["nothing"]), None), None);
     }
 }

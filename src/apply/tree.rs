@@ -48,12 +48,15 @@ impl MemTree {
         for dir in rel.ancestors() {
             self.dirs.insert(dir.to_string());
         }
-        self.files.insert(rel.to_string(), (text.as_bytes().to_vec(), 0o644));
+        self.files
+            .insert(rel.to_string(), (text.as_bytes().to_vec(), 0o644));
         self
     }
 
     fn parent_exists(&self, path: &RelPath) -> bool {
-        path.ancestors().last().is_none_or(|p| self.dirs.contains(p.as_str()))
+        path.ancestors()
+            .last()
+            .is_none_or(|p| self.dirs.contains(p.as_str()))
     }
 }
 
@@ -77,33 +80,49 @@ impl FileTree for MemTree {
     }
 
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
-        self.files.get(path.as_str()).map(|(b, _)| b.clone()).ok_or_else(|| not_found(path))
+        self.files
+            .get(path.as_str())
+            .map(|(b, _)| b.clone())
+            .ok_or_else(|| not_found(path))
     }
 
     fn write(&mut self, path: &RelPath, bytes: &[u8]) -> io::Result<()> {
-        let file = self.files.get_mut(path.as_str()).ok_or_else(|| not_found(path))?;
+        let file = self
+            .files
+            .get_mut(path.as_str())
+            .ok_or_else(|| not_found(path))?;
         file.0 = bytes.to_vec();
         Ok(())
     }
 
     fn create(&mut self, path: &RelPath, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
         if self.entry(path)? != Entry::Missing {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{path}: exists")));
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{path}: exists"),
+            ));
         }
         if !self.parent_exists(path) {
             return Err(not_found(path));
         }
-        self.files.insert(path.to_string(), (bytes.to_vec(), mode.unwrap_or(0o644)));
+        self.files
+            .insert(path.to_string(), (bytes.to_vec(), mode.unwrap_or(0o644)));
         Ok(())
     }
 
     fn remove(&mut self, path: &RelPath) -> io::Result<()> {
-        self.files.remove(path.as_str()).map(|_| ()).ok_or_else(|| not_found(path))
+        self.files
+            .remove(path.as_str())
+            .map(|_| ())
+            .ok_or_else(|| not_found(path))
     }
 
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
         if self.entry(path)? != Entry::Missing || !self.parent_exists(path) {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{path}: cannot create")));
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{path}: cannot create"),
+            ));
         }
         self.dirs.insert(path.to_string());
         Ok(())
@@ -111,7 +130,11 @@ impl FileTree for MemTree {
 
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
         let prefix = format!("{path}/");
-        let busy = self.files.keys().chain(self.dirs.iter()).any(|k| k.starts_with(&prefix));
+        let busy = self
+            .files
+            .keys()
+            .chain(self.dirs.iter())
+            .any(|k| k.starts_with(&prefix));
         if busy || !self.dirs.remove(path.as_str()) {
             return Err(io::Error::other(format!("{path}: cannot remove")));
         }

@@ -22,7 +22,8 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: &'static [Format] = &[Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap];
+    pub const ALL: &'static [Format] =
+        &[Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -39,7 +40,9 @@ impl Format {
 
     pub fn describe(self) -> &'static str {
         match self {
-            Format::Udiff => "unified diff (git headers, renames, /dev/null, advisory line numbers)",
+            Format::Udiff => {
+                "unified diff (git headers, renames, /dev/null, advisory line numbers)"
+            }
             Format::Codex => "the *** Begin Patch format of OpenAI Codex's apply_patch",
             Format::Repopatch => "RepoPatch Patch Language v1.3 (PATCHSET / PATCH / ENDPATCH)",
             Format::Ap => "the 'ap' AI-friendly Patch format, 3.1 and 3.2",
@@ -78,7 +81,10 @@ impl fmt::Display for Format {
 /// `PATCHSET`; `*** Begin Patch`; `<8 hex> AP 3.x` after `#` comments;
 /// `diff --git` or `--- `.
 pub fn detect(text: &str) -> Option<Format> {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))?;
     if line.starts_with("PATCHSET") {
         Some(Format::Repopatch)
     } else if line.starts_with("*** Begin Patch") {
@@ -103,14 +109,29 @@ fn is_ap_header(line: &str) -> bool {
 
 /// Parses `text[body]` in `format`. Spans in the result are offsets into `text`.
 /// Returns the patch with its warnings, or every error found.
-pub fn parse(format: Format, text: &str, body: Span) -> Result<(Patch, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn parse(
+    format: Format,
+    text: &str,
+    body: Span,
+) -> Result<(Patch, Vec<Diagnostic>), Vec<Diagnostic>> {
     match format {
         Format::Udiff => udiff::parse(text, body),
         other => Err(vec![Diagnostic::new(
             Code::UnknownFormat,
             format!("the {other} format is not supported by this build yet"),
         )
-        .hint("send the patch as a unified diff (`--- a/PATH`, `+++ b/PATH`, `@@ -l,s +l,s @@`)")]),
+        .hint(
+            "send the patch as a unified diff (`--- a/PATH`, `+++ b/PATH`, `@@ -l,s +l,s @@`)",
+        )]),
+    }
+}
+
+/// The grammar rules in the parse tree of `text`, or `None` when it does
+/// not parse; used to check the Lark export against the pest parser.
+pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeSet<String>> {
+    match format {
+        Format::Udiff => udiff::rules_used(text),
+        _ => None,
     }
 }
 
@@ -133,8 +154,12 @@ pub(crate) fn syntax_error<R: RuleType>(
     let found = &text[pos..line_end];
     let expected = match &err.variant {
         ErrorVariant::ParsingError { positives, .. } if !positives.is_empty() => {
-            let mut names: Vec<String> = positives.iter().map(rule_name).collect();
-            names.dedup();
+            let mut names: Vec<String> = vec![];
+            for name in positives.iter().map(rule_name) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
             match names.len() {
                 1 => names.remove(0),
                 _ => {
@@ -156,7 +181,11 @@ pub(crate) fn syntax_error<R: RuleType>(
         let shown: String = found.chars().take(40).collect();
         format!("unexpected `{shown}`")
     };
-    let end = if line_end > pos { line_end } else { (pos + 1).min(text.len()) };
+    let end = if line_end > pos {
+        line_end
+    } else {
+        (pos + 1).min(text.len())
+    };
     Diagnostic::new(Code::SyntaxError, format!("expected {expected}"))
         .at(Span::new(pos, end), label)
         .hint(hint)

@@ -18,7 +18,10 @@ use pest_derive::Parser;
 
 use super::syntax_error;
 use crate::error::{Code, Diagnostic};
-use crate::ir::{Action, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Span, Uniqueness};
+use crate::ir::{
+    Action, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Span,
+    Uniqueness,
+};
 
 #[derive(Parser)]
 #[grammar = "../grammars/udiff.pest"]
@@ -28,15 +31,19 @@ struct UdiffParser;
 fn rule_name(rule: &Rule) -> String {
     match rule {
         Rule::EOI => "the end of the patch",
-        Rule::git_header => "`diff --git a/PATH b/PATH`",
-        Rule::old_file => "`--- a/PATH` (or `--- /dev/null`)",
+        Rule::git_file | Rule::git_header => "`diff --git a/PATH b/PATH`",
+        Rule::plain_file | Rule::headerless_file | Rule::headerless_body | Rule::old_file => {
+            "`--- a/PATH` (or `--- /dev/null`)"
+        }
         Rule::new_file => "`+++ b/PATH` (or `+++ /dev/null`)",
-        Rule::hunk_header | Rule::bad_hunk_header => "a hunk header `@@ -OLD,COUNT +NEW,COUNT @@`",
-        Rule::context_line => "a context line (` text`)",
-        Rule::removed_line => "a removed line (`-text`)",
-        Rule::added_line => "an added line (`+text`)",
-        Rule::no_newline_line => "`\\ No newline at end of file`",
-        Rule::empty_line => "an empty line",
+        Rule::hunk | Rule::hunk_header | Rule::bad_hunk_header => {
+            "a hunk header `@@ -OLD,COUNT +NEW,COUNT @@`"
+        }
+        Rule::context_line
+        | Rule::removed_line
+        | Rule::added_line
+        | Rule::no_newline_line
+        | Rule::empty_line => "a hunk line (starting with ` `, `-`, `+` or `\\`)",
         Rule::index_line
         | Rule::similarity_line
         | Rule::new_file_mode
@@ -51,7 +58,8 @@ fn rule_name(rule: &Rule) -> String {
     .to_string()
 }
 
-const SYNTAX_HINT: &str = "a unified diff is `--- a/PATH`, `+++ b/PATH`, then hunks: `@@ -OLD,COUNT +NEW,COUNT @@` \
+const SYNTAX_HINT: &str =
+    "a unified diff is `--- a/PATH`, `+++ b/PATH`, then hunks: `@@ -OLD,COUNT +NEW,COUNT @@` \
      followed by lines that each start with ` ` (context), `-` (removed) or `+` (added)";
 
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
@@ -59,16 +67,29 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch, Vec<Diagnostic>), Vec<Dia
     let input = &text[body.start..body.end];
     let pairs = UdiffParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, SYNTAX_HINT)])?;
-    let mut lower = Lower { base: body.start, patch: Patch::default(), diags: vec![], metadata_spans: vec![] };
-    for pair in pairs.flatten().filter(|p| matches!(p.as_rule(), Rule::git_file | Rule::plain_file | Rule::headerless_file)) {
+    let mut lower = Lower {
+        base: body.start,
+        patch: Patch::default(),
+        diags: vec![],
+        metadata_spans: vec![],
+    };
+    for pair in pairs.flatten().filter(|p| {
+        matches!(
+            p.as_rule(),
+            Rule::git_file | Rule::plain_file | Rule::headerless_file
+        )
+    }) {
         lower.file(pair);
     }
     if let Some(&first) = lower.metadata_spans.first() {
         let n = lower.metadata_spans.len();
         lower.diags.push(
-            Diagnostic::new(Code::IgnoredMetadata, format!("{n} git metadata line(s) accepted and ignored"))
-                .at(first, "ignored: nothing runs chmod or checks blob ids")
-                .note("index, similarity and mode lines carry no text change"),
+            Diagnostic::new(
+                Code::IgnoredMetadata,
+                format!("{n} git metadata line(s) accepted and ignored"),
+            )
+            .at(first, "ignored: nothing runs chmod or checks blob ids")
+            .note("index, similarity and mode lines carry no text change"),
         );
     }
     if lower.diags.iter().any(Diagnostic::is_error) {
@@ -76,6 +97,18 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch, Vec<Diagnostic>), Vec<Dia
     } else {
         Ok((lower.patch, lower.diags))
     }
+}
+
+/// The names of the grammar rules in the parse tree of `text`, or `None`
+/// when it does not parse (for checking the Lark export against pest).
+pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
+    let pairs = UdiffParser::parse(Rule::patch, text).ok()?;
+    Some(
+        pairs
+            .flatten()
+            .map(|p| format!("{:?}", p.as_rule()))
+            .collect(),
+    )
 }
 
 struct Lower {
@@ -92,18 +125,22 @@ enum Side {
     Path(String, Span),
 }
 
+/// A `---` or `+++` line: its side and the line's span.
+type HeaderLine = Option<(Side, Span)>;
+
 /// What a file patch said before its hunks.
 #[derive(Default)]
 struct Header {
     git: Option<(String, Span)>,
-    old: Option<(Side, Span)>,
-    new: Option<(Side, Span)>,
+    old: HeaderLine,
+    new: HeaderLine,
     rename_from: Option<PathRef>,
     rename_to: Option<PathRef>,
     new_file: bool,
     deleted_file: bool,
     mode_lines: Vec<Span>,
     headerless: bool,
+    unsupported: bool,
 }
 
 impl Lower {
@@ -143,7 +180,10 @@ impl Lower {
                 }
                 Rule::rename_from => h.rename_from = Some(self.path_ref(p)),
                 Rule::rename_to => h.rename_to = Some(self.path_ref(p)),
-                Rule::unsupported_line => self.unsupported(&p),
+                Rule::unsupported_line => {
+                    h.unsupported = true;
+                    self.unsupported(&p);
+                }
                 Rule::old_file => h.old = Some((self.side(&p), self.line_span(&p))),
                 Rule::new_file => h.new = Some((self.side(&p), self.line_span(&p))),
                 Rule::headerless_body => {
@@ -161,7 +201,9 @@ impl Lower {
             }
         }
         if h.headerless || (h.git.is_none() && (h.old.is_none() || h.new.is_none())) {
-            let span = hunks.first().map(|p| self.line_span(&p.clone().into_inner().next().unwrap_or(p.clone())));
+            let span = hunks
+                .first()
+                .map(|p| self.line_span(&p.clone().into_inner().next().unwrap_or(p.clone())));
             let mut d = Diagnostic::new(Code::MissingFileHeader, "hunk without a `---`/`+++` file header pair")
                 .hint("put `--- a/PATH` and `+++ b/PATH` on the two lines before the first `@@` of each file");
             if let Some(span) = span {
@@ -171,13 +213,18 @@ impl Lower {
             return;
         }
         let edits = self.hunks(hunks);
+        if h.unsupported {
+            return;
+        }
         if let Some(op) = self.file_op(h, edits, file_span) {
             self.patch.files.push(op);
         }
     }
 
     fn metadata(&mut self, pair: &Pair<Rule>) {
-        self.patch.ignored_metadata.push(pair.as_str().trim_end().to_string());
+        self.patch
+            .ignored_metadata
+            .push(pair.as_str().trim_end().to_string());
         self.metadata_spans.push(self.line_span(pair));
     }
 
@@ -186,9 +233,12 @@ impl Lower {
         let mode = pair.clone().into_inner().next().map_or("", |m| m.as_str());
         if mode == "160000" {
             self.diags.push(
-                Diagnostic::new(Code::UnsupportedGitPatchFeature, "submodule changes are not supported")
-                    .at(self.line_span(pair), "mode 160000 is a submodule")
-                    .hint("leave submodules out of the patch; update them with git"),
+                Diagnostic::new(
+                    Code::UnsupportedGitPatchFeature,
+                    "submodule changes are not supported",
+                )
+                .at(self.line_span(pair), "mode 160000 is a submodule")
+                .hint("leave submodules out of the patch; update them with git"),
             );
         }
     }
@@ -205,7 +255,10 @@ impl Lower {
         } else {
             "only text files can be patched; leave binary files out of the patch"
         };
-        let first_line = Span::new(self.span(pair).start, self.span(pair).start + text.find('\n').unwrap_or(0));
+        let first_line = Span::new(
+            self.span(pair).start,
+            self.span(pair).start + text.find('\n').unwrap_or(0),
+        );
         self.diags.push(
             Diagnostic::new(Code::UnsupportedGitPatchFeature, what)
                 .at(first_line, "outside the supported unified-diff subset")
@@ -214,7 +267,9 @@ impl Lower {
     }
 
     fn side(&self, pair: &Pair<Rule>) -> Side {
-        let Some(inner) = pair.clone().into_inner().next() else { return Side::DevNull };
+        let Some(inner) = pair.clone().into_inner().next() else {
+            return Side::DevNull;
+        };
         match inner.as_rule() {
             Rule::null_path => Side::DevNull,
             _ => match inner.into_inner().find(|p| p.as_rule() == Rule::path) {
@@ -228,8 +283,14 @@ impl Lower {
         let span = self.line_span(&pair);
         let path = pair.into_inner().find(|p| p.as_rule() == Rule::path);
         match path {
-            Some(p) => PathRef { text: decode_path(p.as_str()), span: self.span(&p) },
-            None => PathRef { text: String::new(), span },
+            Some(p) => PathRef {
+                text: decode_path(p.as_str()),
+                span: self.span(&p),
+            },
+            None => PathRef {
+                text: String::new(),
+                span,
+            },
         }
     }
 
@@ -250,9 +311,14 @@ impl Lower {
             );
             return None;
         }
-        let ranges: Vec<(usize, Option<usize>)> =
-            header.into_inner().filter(|p| p.as_rule() == Rule::range).map(|r| range(r.into_inner())).collect();
-        let [(old_start, old_count), (_, new_count)] = ranges[..] else { return None };
+        let ranges: Vec<(usize, Option<usize>)> = header
+            .into_inner()
+            .filter(|p| p.as_rule() == Rule::range)
+            .map(|r| range(r.into_inner()))
+            .collect();
+        let [(old_start, old_count), (_, new_count)] = ranges[..] else {
+            return None;
+        };
 
         let mut edit = Edit {
             old: vec![],
@@ -298,9 +364,12 @@ impl Lower {
                     Some(Rule::added_line) => edit.new_no_eol = true,
                     _ => {
                         self.diags.push(
-                            Diagnostic::new(Code::InvalidHunkBody, "`\\ No newline at end of file` must follow a line")
-                                .at(lspan, "there is no line before this marker")
-                                .hint("put the marker right after the last line of the file"),
+                            Diagnostic::new(
+                                Code::InvalidHunkBody,
+                                "`\\ No newline at end of file` must follow a line",
+                            )
+                            .at(lspan, "there is no line before this marker")
+                            .hint("put the marker right after the last line of the file"),
                         );
                     }
                 },
@@ -348,14 +417,21 @@ impl Lower {
         }
         edit.locator.at_eof = edit.old_no_eol;
         // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
-        let hint = if old_count == Some(0) { old_start } else { old_start.saturating_sub(1) };
+        let hint = if old_count == Some(0) {
+            old_start
+        } else {
+            old_start.saturating_sub(1)
+        };
         edit.locator.hint = Some(Hint::Near(hint));
         Some(edit)
     }
 
     fn file_op(&mut self, h: Header, edits: Vec<Edit>, span: Span) -> Option<FileOp> {
         let (old, new) = strip_prefixes(h.old.clone(), h.new.clone());
-        let git_path = h.git.as_ref().and_then(|(text, span)| git_header_path(text).map(|p| (p, *span)));
+        let git_path = h
+            .git
+            .as_ref()
+            .and_then(|(text, span)| git_header_path(text).map(|p| (p, *span)));
 
         if let (Some(from), Some(to)) = (&h.rename_from, &h.rename_to) {
             for (side, want, which) in [(&old, from, "---"), (&new, to, "+++")] {
@@ -374,15 +450,25 @@ impl Lower {
                     }
                 }
             }
-            let action = Action::Modify { edits, move_to: Some(to.clone()) };
-            return Some(FileOp { path: from.clone(), action, span });
+            let action = Action::Modify {
+                edits,
+                move_to: Some(to.clone()),
+            };
+            return Some(FileOp {
+                path: from.clone(),
+                action,
+                span,
+            });
         }
         if h.rename_from.is_some() != h.rename_to.is_some() {
             let r = h.rename_from.as_ref().or(h.rename_to.as_ref())?;
             self.diags.push(
-                Diagnostic::new(Code::RenamePathMismatch, "a rename needs both `rename from` and `rename to`")
-                    .at(r.span, "only one half of the rename")
-                    .hint("write `rename from OLD` and `rename to NEW` on consecutive lines"),
+                Diagnostic::new(
+                    Code::RenamePathMismatch,
+                    "a rename needs both `rename from` and `rename to`",
+                )
+                .at(r.span, "only one half of the rename")
+                .hint("write `rename from OLD` and `rename to NEW` on consecutive lines"),
             );
             return None;
         }
@@ -393,49 +479,93 @@ impl Lower {
                 let Some((path, gspan)) = git_path else {
                     let gspan = h.git.as_ref().map_or(span, |g| g.1);
                     self.diags.push(
-                        Diagnostic::new(Code::MissingFileHeader, "cannot tell the file from this `diff --git` line")
-                            .at(gspan, "expected `diff --git a/PATH b/PATH`")
-                            .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
+                        Diagnostic::new(
+                            Code::MissingFileHeader,
+                            "cannot tell the file from this `diff --git` line",
+                        )
+                        .at(gspan, "expected `diff --git a/PATH b/PATH`")
+                        .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
                     );
                     return None;
                 };
-                let path = PathRef { text: path, span: gspan };
+                let path = PathRef {
+                    text: path,
+                    span: gspan,
+                };
                 if h.new_file {
-                    Some(FileOp { path, action: Action::Add { content: NewText::default() }, span })
+                    Some(FileOp {
+                        path,
+                        action: Action::Add {
+                            content: NewText::default(),
+                        },
+                        span,
+                    })
                 } else if h.deleted_file {
-                    Some(FileOp { path, action: Action::Delete { edits: vec![] }, span })
+                    Some(FileOp {
+                        path,
+                        action: Action::Delete { edits: vec![] },
+                        span,
+                    })
                 } else if let Some(&mode_span) = h.mode_lines.first() {
                     self.diags.push(
-                        Diagnostic::new(Code::UnsupportedGitPatchFeature, "a mode-only change would need chmod")
-                            .at(mode_span, "permissions are never changed")
-                            .hint("leave mode-only changes out of the patch"),
+                        Diagnostic::new(
+                            Code::UnsupportedGitPatchFeature,
+                            "a mode-only change would need chmod",
+                        )
+                        .at(mode_span, "permissions are never changed")
+                        .hint("leave mode-only changes out of the patch"),
                     );
                     None
                 } else {
                     self.diags.push(
-                        Diagnostic::new(Code::MissingFileHeader, "`diff --git` with no change after it")
-                            .at(gspan, "expected `---`/`+++` and hunks, or a rename, after this")
-                            .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
+                        Diagnostic::new(
+                            Code::MissingFileHeader,
+                            "`diff --git` with no change after it",
+                        )
+                        .at(
+                            gspan,
+                            "expected `---`/`+++` and hunks, or a rename, after this",
+                        )
+                        .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
                     );
                     None
                 }
             }
             (Some((Side::DevNull, _)), Some((Side::Path(p, pspan), _))) => {
                 let content = self.new_file_content(edits)?;
-                Some(FileOp { path: PathRef { text: p, span: pspan }, action: Action::Add { content }, span })
+                Some(FileOp {
+                    path: PathRef {
+                        text: p,
+                        span: pspan,
+                    },
+                    action: Action::Add { content },
+                    span,
+                })
             }
             (Some((Side::Path(p, pspan), _)), Some((Side::DevNull, _))) => {
                 for e in &edits {
-                    if let Some(NewLine::Add(line)) = e.new.iter().find(|n| matches!(n, NewLine::Add(_))) {
+                    if let Some(NewLine::Add(line)) =
+                        e.new.iter().find(|n| matches!(n, NewLine::Add(_)))
+                    {
                         self.diags.push(
-                            Diagnostic::new(Code::InvalidHunkBody, "a deleted file (`+++ /dev/null`) cannot gain lines")
-                                .at(line.span, "added line in a deletion")
-                                .hint("a deletion lists every line of the file as `-` lines"),
+                            Diagnostic::new(
+                                Code::InvalidHunkBody,
+                                "a deleted file (`+++ /dev/null`) cannot gain lines",
+                            )
+                            .at(line.span, "added line in a deletion")
+                            .hint("a deletion lists every line of the file as `-` lines"),
                         );
                         return None;
                     }
                 }
-                Some(FileOp { path: PathRef { text: p, span: pspan }, action: Action::Delete { edits }, span })
+                Some(FileOp {
+                    path: PathRef {
+                        text: p,
+                        span: pspan,
+                    },
+                    action: Action::Delete { edits },
+                    span,
+                })
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
                 if a != b {
@@ -450,9 +580,21 @@ impl Lower {
                     );
                     return None;
                 }
-                Some(FileOp { path: PathRef { text: b, span: bspan }, action: Action::Modify { edits, move_to: None }, span })
+                Some(FileOp {
+                    path: PathRef {
+                        text: b,
+                        span: bspan,
+                    },
+                    action: Action::Modify {
+                        edits,
+                        move_to: None,
+                    },
+                    span,
+                })
             }
-            (Some((Side::DevNull, s)), Some((Side::DevNull, _))) | (Some((_, s)), None) | (None, Some((_, s))) => {
+            (Some((Side::DevNull, s)), Some((Side::DevNull, _)))
+            | (Some((_, s)), None)
+            | (None, Some((_, s))) => {
                 self.diags.push(
                     Diagnostic::new(Code::MissingFileHeader, "need one real path in `---`/`+++`")
                         .at(s, "no file to patch")
@@ -464,20 +606,28 @@ impl Lower {
     }
 
     fn new_file_content(&mut self, edits: Vec<Edit>) -> Option<NewText> {
-        let mut content = NewText { lines: vec![], final_newline: true };
+        let mut content = NewText {
+            lines: vec![],
+            final_newline: true,
+        };
         for e in edits {
             if let Some(old) = e.old.first() {
                 self.diags.push(
-                    Diagnostic::new(Code::InvalidHunkBody, "a new file (`--- /dev/null`) can only have `+` lines")
-                        .at(old.span, "context or removed line in a new file")
-                        .hint("prefix every line of the new file with `+`"),
+                    Diagnostic::new(
+                        Code::InvalidHunkBody,
+                        "a new file (`--- /dev/null`) can only have `+` lines",
+                    )
+                    .at(old.span, "context or removed line in a new file")
+                    .hint("prefix every line of the new file with `+`"),
                 );
                 return None;
             }
-            content.lines.extend(e.new.into_iter().filter_map(|n| match n {
-                NewLine::Add(l) => Some(l),
-                NewLine::Keep(_) => None,
-            }));
+            content
+                .lines
+                .extend(e.new.into_iter().filter_map(|n| match n {
+                    NewLine::Add(l) => Some(l),
+                    NewLine::Keep(_) => None,
+                }));
             content.final_newline = !e.new_no_eol;
         }
         Some(content)
@@ -485,27 +635,31 @@ impl Lower {
 }
 
 fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
-    let mut next = || numbers.next().map(|n| n.as_str().parse::<usize>().unwrap_or(usize::MAX));
+    let mut next = || {
+        numbers
+            .next()
+            .map(|n| n.as_str().parse::<usize>().unwrap_or(usize::MAX))
+    };
     let start = next().unwrap_or(0);
     (start, next())
 }
 
 /// Strips `a/` and `b/` when every real path of the pair carries its prefix.
-fn strip_prefixes(
-    old: Option<(Side, Span)>,
-    new: Option<(Side, Span)>,
-) -> (Option<(Side, Span)>, Option<(Side, Span)>) {
-    let has = |side: &Option<(Side, Span)>, prefix: &str| match side {
+fn strip_prefixes(old: HeaderLine, new: HeaderLine) -> (HeaderLine, HeaderLine) {
+    let has = |side: &HeaderLine, prefix: &str| match side {
         Some((Side::Path(p, _), _)) => p.starts_with(prefix),
         _ => true,
     };
-    let real = |side: &Option<(Side, Span)>| matches!(side, Some((Side::Path(..), _)));
+    let real = |side: &HeaderLine| matches!(side, Some((Side::Path(..), _)));
     if !(has(&old, "a/") && has(&new, "b/") && (real(&old) || real(&new))) {
         return (old, new);
     }
-    let strip = |side: Option<(Side, Span)>| {
+    let strip = |side: HeaderLine| {
         side.map(|(s, span)| match s {
-            Side::Path(p, ps) => (Side::Path(p[2..].to_string(), Span::new(ps.start + 2, ps.end)), span),
+            Side::Path(p, ps) => (
+                Side::Path(p[2..].to_string(), Span::new(ps.start + 2, ps.end)),
+                span,
+            ),
             other => (other, span),
         })
     };
@@ -570,14 +724,20 @@ mod tests {
     #[test]
     fn git_header_paths_split_only_when_symmetric() {
         assert_eq!(git_header_path("a/x y b/x y").as_deref(), Some("x y"));
-        assert_eq!(git_header_path("a/src/lib.rs b/src/lib.rs").as_deref(), Some("src/lib.rs"));
+        assert_eq!(
+            git_header_path("a/src/lib.rs b/src/lib.rs").as_deref(),
+            Some("src/lib.rs")
+        );
         assert_eq!(git_header_path("a/old b/new"), None);
         assert_eq!(git_header_path("old new"), None);
     }
 
     #[test]
     fn quoted_paths_are_decoded() {
-        assert_eq!(decode_path(r#""a/t\303\251st \"q\".txt""#), "a/tést \"q\".txt");
+        assert_eq!(
+            decode_path(r#""a/t\303\251st \"q\".txt""#),
+            "a/tést \"q\".txt"
+        );
         assert_eq!(decode_path("a/plain.txt  "), "a/plain.txt");
     }
 }

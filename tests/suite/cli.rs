@@ -1,0 +1,232 @@
+//! The binary as a user sees it: exit codes, the JSON shape, text output.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use grammar_patch::formats::Format;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_grammar-patch"));
+    c.env_remove("NO_COLOR");
+    c
+}
+
+fn run_with_stdin(mut cmd: Command, stdin: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const PATCH: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+
+fn tree() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("f.txt"), "a\nb\n").unwrap();
+    tmp
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn apply_json_success_has_the_contract_shape() {
+    let tmp = tree();
+    let mut cmd = bin();
+    cmd.args(["apply", "--json", "--root"]).arg(tmp.path());
+    let out = run_with_stdin(cmd, PATCH);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "ok",
+            "format",
+            "dry_run",
+            "files",
+            "diagnostics",
+            "ignored_metadata"
+        ]
+    );
+    assert_eq!(
+        v["files"],
+        serde_json::json!([{"path": "f.txt", "action": "modified", "from": null}])
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
+        "a\nB\n"
+    );
+}
+
+#[test]
+fn apply_json_failure_has_the_contract_shape_and_writes_nothing() {
+    let tmp = tree();
+    let patch_file = tmp.path().join("p.diff");
+    std::fs::write(&patch_file, PATCH.replace("-b", "-x")).unwrap();
+    let out = bin()
+        .args(["apply", "--json", "--root"])
+        .arg(tmp.path())
+        .arg(&patch_file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    assert_eq!(v["ok"], false);
+    assert_eq!(v["error"]["code"], "context_not_found");
+    assert_eq!(v["error"]["path"], "f.txt");
+    assert_eq!(v["error"]["patch_line"], 3);
+    assert!(
+        v["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("re-read lines 1-2 of f.txt"),
+        "{v}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
+        "a\nb\n"
+    );
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let tmp = tree();
+    let mut cmd = bin();
+    cmd.args(["apply", "--dry-run", "-", "--root"])
+        .arg(tmp.path());
+    let out = run_with_stdin(cmd, PATCH);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "M f.txt\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dry run"));
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
+        "a\nb\n"
+    );
+}
+
+#[test]
+fn text_output_summarises_and_renders_plain_diagnostics() {
+    let tmp = tree();
+    let mut cmd = bin();
+    cmd.args(["apply", "--root"]).arg(tmp.path());
+    let out = run_with_stdin(cmd, &format!("```diff\n{PATCH}```\n"));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "M f.txt\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning[markdown_fence_stripped]"), "{err}");
+    assert!(!err.contains('\x1b'), "colour on a pipe: {err}");
+}
+
+#[test]
+fn lint_without_root_checks_the_patch_alone() {
+    let out = run_with_stdin(
+        {
+            let mut c = bin();
+            c.arg("lint");
+            c
+        },
+        PATCH,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = run_with_stdin(
+        {
+            let mut c = bin();
+            c.arg("lint");
+            c
+        },
+        "--- a/f\n+++ b/f\n@@ -1 +1 @@\nno prefix\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("error[syntax_error]") && err.contains("<stdin>:4:1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    let out = bin()
+        .args(["apply", "/nonexistent/patch.diff"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin()
+        .args(["apply", "--format", "nope", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin()
+        .args(["apply", "--root", "/nonexistent/dir", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin()
+        .args(["grammar", "udiff", "--id", "0123abcd"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn grammar_formats_detect() {
+    let out = bin().args(["grammar", "udiff"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        Format::Udiff.lark_grammar().unwrap()
+    );
+    let out = bin()
+        .args(["grammar", "udiff", "--syntax", "pest"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        Format::Udiff.pest_grammar().unwrap()
+    );
+    let out = bin().arg("formats").output().unwrap();
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("udiff "));
+    let out = run_with_stdin(
+        {
+            let mut c = bin();
+            c.arg("detect");
+            c
+        },
+        PATCH,
+    );
+    assert_eq!(
+        (out.status.code(), String::from_utf8(out.stdout).unwrap()),
+        (Some(0), "udiff\n".to_string())
+    );
+    let out = run_with_stdin(
+        {
+            let mut c = bin();
+            c.arg("detect");
+            c
+        },
+        "hello\n",
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn help_lists_every_error_code() {
+    let out = bin().arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for code in grammar_patch::error::Code::ALL {
+        assert!(help.contains(code.as_str()), "{code} missing from --help");
+    }
+}

@@ -1,0 +1,271 @@
+//! One runner for every fixture directory:
+//!
+//! ```text
+//! tests/fixtures/<format>/<case>/
+//!   before/             the tree before (absent: empty)
+//!   patch.<format>      the patch; `{ROOT}` stands for the root's absolute path
+//!   after/              the tree after (absent: empty) ...
+//!   expected_error      ... or the code of the first error; the tree must not change
+//!   expected_warnings   warning codes, one per line (absent: none)
+//!   modes               `path octal-mode` lines: set before, checked after
+//!   links               `path target` lines: symbolic links added to before/
+//! ```
+//!
+//! Links are listed rather than committed because a link that leaves the
+//! tree (the point of those cases) would send cargo's file scan through it.
+//!
+//! Each case runs twice: on disk (a temporary copy, through `DiskTree`) and
+//! in memory (`MemTree`), and both must agree with the expectation. The
+//! rendered diagnostics are snapshotted with insta (from the memory run,
+//! whose root path is stable).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use grammar_patch::apply::{DiskTree, FileTree, MemTree};
+use grammar_patch::error::Severity;
+use grammar_patch::formats::Format;
+use grammar_patch::{diagnostics, run, Mode, Outcome};
+
+use super::support::{describe_difference, mode_of, Snapshot};
+
+const MEM_ROOT: &str = "/mem/root";
+
+struct Case {
+    format: Format,
+    name: String,
+    dir: PathBuf,
+    patch: String,
+    before: Snapshot,
+    after: Snapshot,
+    error: Option<String>,
+    warnings: Vec<String>,
+    modes: BTreeMap<String, u32>,
+}
+
+fn read_opt(path: &Path) -> Option<String> {
+    fs::read_to_string(path).ok()
+}
+
+pub fn cases(format: Format) -> Vec<(String, PathBuf)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(format.name());
+    let mut out: Vec<(String, PathBuf)> = fs::read_dir(&root)
+        .map(|rd| {
+            rd.map(|e| e.unwrap().path())
+                .filter(|p| p.is_dir())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| (p.file_name().unwrap().to_str().unwrap().to_string(), p))
+        .collect();
+    out.sort();
+    out
+}
+
+fn load(format: Format, name: String, dir: PathBuf) -> Case {
+    let patch = fs::read(dir.join(format!("patch.{}", format.name()))).expect("patch file");
+    let mut warnings: Vec<String> = read_opt(&dir.join("expected_warnings"))
+        .map(|s| {
+            s.lines()
+                .map(str::to_string)
+                .filter(|l| !l.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    warnings.sort();
+    let modes = read_opt(&dir.join("modes"))
+        .map(|s| {
+            s.lines()
+                .filter_map(|l| l.split_once(' '))
+                .map(|(p, m)| (p.to_string(), u32::from_str_radix(m.trim(), 8).unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut before = Snapshot::load(&dir.join("before"));
+    for line in read_opt(&dir.join("links")).unwrap_or_default().lines() {
+        if let Some((path, target)) = line.split_once(' ') {
+            before.links.insert(path.to_string(), target.to_string());
+        }
+    }
+    Case {
+        format,
+        patch: String::from_utf8(patch).expect("UTF-8 patch"),
+        before,
+        after: Snapshot::load(&dir.join("after")),
+        error: read_opt(&dir.join("expected_error")).map(|s| s.trim().to_string()),
+        warnings,
+        modes,
+        name,
+        dir,
+    }
+}
+
+fn warning_codes(outcome: &Outcome) -> Vec<String> {
+    let mut codes: Vec<String> = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| d.code.as_str().to_string())
+        .collect();
+    codes.sort();
+    codes
+}
+
+/// Checks one run's outcome and resulting tree; returns the problems found.
+fn check(case: &Case, how: &str, outcome: &Outcome, tree_after: &Snapshot) -> Vec<String> {
+    let mut problems = vec![];
+    let first_error = outcome.diagnostics.iter().find(|d| d.is_error());
+    match (&case.error, first_error) {
+        (Some(want), Some(got)) => {
+            if got.code.as_str() != want {
+                problems.push(format!(
+                    "{how}: expected error {want}, got {} ({})",
+                    got.code, got.message
+                ));
+            }
+            if tree_after != &case.before {
+                problems.push(format!(
+                    "{how}: the tree changed although the patch was rejected:\n{}",
+                    describe_difference(&case.before, tree_after)
+                ));
+            }
+        }
+        (Some(want), None) => problems.push(format!(
+            "{how}: expected error {want}, but the patch applied"
+        )),
+        (None, Some(got)) => problems.push(format!(
+            "{how}: unexpected error {}: {}",
+            got.code, got.message
+        )),
+        (None, None) => {
+            if tree_after != &case.after {
+                problems.push(format!(
+                    "{how}: wrong result:\n{}",
+                    describe_difference(&case.after, tree_after)
+                ));
+            }
+            if warning_codes(outcome) != case.warnings {
+                problems.push(format!(
+                    "{how}: warnings {:?}, expected {:?}",
+                    warning_codes(outcome),
+                    case.warnings
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn run_on_disk(case: &Case) -> (Outcome, Vec<String>) {
+    let tmp = tempfile::tempdir().unwrap();
+    case.before.write(tmp.path(), &case.modes);
+    let mut tree = DiskTree::new(tmp.path()).unwrap();
+    let root = tree.root().to_path_buf();
+    let patch = case.patch.replace("{ROOT}", root.to_str().unwrap());
+    let outcome = run(
+        &patch,
+        None,
+        Mode::Apply { dry_run: false },
+        Some(&mut tree as &mut dyn FileTree),
+        Some(&root),
+    );
+    let after = Snapshot::load(tmp.path());
+    let mut problems = check(case, "disk", &outcome, &after);
+    if case.error.is_none() {
+        for (path, mode) in &case.modes {
+            let got = mode_of(&tmp.path().join(path));
+            if got != *mode {
+                problems.push(format!("disk: {path} has mode {got:o}, expected {mode:o}"));
+            }
+        }
+    }
+    (outcome, problems)
+}
+
+fn run_in_memory(case: &Case) -> Option<(Outcome, Vec<String>)> {
+    if !case.before.links.is_empty() {
+        return None; // the memory tree has no symbolic links
+    }
+    let mut tree: MemTree = case.before.to_mem();
+    let patch = case.patch.replace("{ROOT}", MEM_ROOT);
+    let root = Path::new(MEM_ROOT);
+    let outcome = run(
+        &patch,
+        None,
+        Mode::Apply { dry_run: false },
+        Some(&mut tree as &mut dyn FileTree),
+        Some(root),
+    );
+    let problems = check(case, "memory", &outcome, &Snapshot::from_mem(&tree));
+    Some((outcome, problems))
+}
+
+fn run_format(format: Format) {
+    let mut failures = vec![];
+    let cases = cases(format);
+    assert!(!cases.is_empty(), "no fixtures for {format}");
+    for (name, dir) in cases {
+        let case = load(format, name, dir);
+        let (disk_outcome, mut problems) = run_on_disk(&case);
+        let shown = match run_in_memory(&case) {
+            Some((outcome, more)) => {
+                problems.extend(more);
+                outcome
+            }
+            None => disk_outcome,
+        };
+        if problems.is_empty() && !shown.diagnostics.is_empty() {
+            let rendered = diagnostics::render_plain(
+                &shown.diagnostics,
+                &format!("patch.{}", case.format.name()),
+                &shown.text,
+            );
+            insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, description => case.dir.display().to_string().split("tests/").last().unwrap_or_default().to_string() }, {
+                insta::assert_snapshot!(format!("{}__{}", case.format.name(), case.name), rendered);
+            });
+        }
+        failures.extend(
+            problems
+                .into_iter()
+                .map(|p| format!("{}/{}: {p}", format.name(), case.name)),
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture problem(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn udiff_fixtures() {
+    run_format(Format::Udiff);
+}
+
+/// Every error code a udiff patch can raise has a fixture that raises it.
+#[test]
+fn udiff_fixtures_cover_every_udiff_error_code() {
+    use grammar_patch::error::Code;
+    let covered: Vec<String> = cases(Format::Udiff)
+        .iter()
+        .filter_map(|(_, dir)| read_opt(&dir.join("expected_error")))
+        .map(|s| s.trim().to_string())
+        .collect();
+    // io_error is raised by the file system, not by a patch: see atomic.rs.
+    // id_mismatch belongs to ap.
+    let not_from_udiff = [Code::IoError, Code::IdMismatch];
+    for code in Code::ALL
+        .iter()
+        .filter(|c| c.severity() == Severity::Error && !not_from_udiff.contains(c))
+    {
+        assert!(
+            covered.iter().any(|c| c == code.as_str()),
+            "no udiff fixture raises {code}"
+        );
+    }
+}

@@ -1,0 +1,75 @@
+//! No panics on any input: arbitrary bytes through the whole pipeline, and
+//! arbitrary (mostly well-formed) patches against an arbitrary tree.
+
+use grammar_patch::apply::MemTree;
+use grammar_patch::formats::Format;
+use grammar_patch::{run, Mode};
+use proptest::prelude::*;
+
+fn line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("diff --git a/f b/f".to_string()),
+        Just("diff --git a/f b/g".to_string()),
+        Just("rename from f".to_string()),
+        Just("rename to g".to_string()),
+        Just("new file mode 100644".to_string()),
+        Just("deleted file mode 100644".to_string()),
+        Just("old mode 100644".to_string()),
+        Just("new mode 160000".to_string()),
+        Just("--- a/f".to_string()),
+        Just("+++ b/f".to_string()),
+        Just("--- /dev/null".to_string()),
+        Just("+++ /dev/null".to_string()),
+        Just("--- \"a/\\303\\251\\".to_string()),
+        Just("GIT binary patch".to_string()),
+        Just("\\ No newline at end of file".to_string()),
+        Just(String::new()),
+        (
+            0usize..12,
+            proptest::option::of(0usize..6),
+            0usize..12,
+            proptest::option::of(0usize..6)
+        )
+            .prop_map(|(a, b, c, d)| {
+                let r =
+                    |s: usize, n: Option<usize>| n.map_or(s.to_string(), |n| format!("{s},{n}"));
+                format!("@@ -{} +{} @@", r(a, b), r(c, d))
+            }),
+        "[ +-][a-c ]{0,3}",
+        "\\PC{0,12}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = run(&text, None, Mode::Lint, None, None);
+        let _ = run(&text, Some(Format::Udiff), Mode::Lint, None, None);
+    }
+
+    #[test]
+    fn arbitrary_patches_never_panic(
+        lines in proptest::collection::vec(line(), 0..24),
+        f in proptest::option::of("[a-c \\t]{0,3}(\n[a-c ]{0,3}){0,8}\n?"),
+        g in proptest::option::of("[a-c]{0,2}\r\n[a-c]{0,2}"),
+    ) {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut tree = MemTree::default();
+        if let Some(f) = &f {
+            tree = tree.with_file("f", f);
+        }
+        if let Some(g) = &g {
+            tree = tree.with_file("g", g);
+        }
+        let before = tree.clone();
+        let outcome = run(&text, Some(Format::Udiff), Mode::Apply { dry_run: false }, Some(&mut tree), None);
+        if !outcome.ok() {
+            prop_assert_eq!(tree, before, "a rejected patch changed the tree");
+        }
+        let _ = grammar_patch::report::to_json(&outcome);
+        let _ = grammar_patch::diagnostics::render_plain(&outcome.diagnostics, "p", &outcome.text);
+    }
+}

@@ -1,0 +1,15 @@
+/// Fault injection: a failure at any commit step leaves the tree unchanged.
+mod atomic;
+/// The binary: exit codes, JSON shape, text output.
+mod cli;
+/// Every `tests/fixtures/<format>/<case>/`, applied on disk and in memory,
+/// with the rendered diagnostics snapshotted.
+mod fixtures;
+/// No panics on arbitrary bytes or arbitrary patches.
+mod fuzz;
+/// The Lark exports: fresh, loadable in llguidance, and agreeing with pest.
+mod grammar;
+/// Our results against `git apply` on the same patches.
+mod peers;
+/// Tree copying and comparison shared by the modules below.
+mod support;

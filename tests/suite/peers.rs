@@ -1,0 +1,184 @@
+//! `git apply` as the reference: on plain valid diffs our result must equal
+//! git's. Two sources of diffs: the udiff fixtures without warnings or
+//! errors, and diffs git itself writes for random edits of random files.
+
+use std::path::Path;
+use std::process::Command;
+
+use grammar_patch::apply::{DiskTree, FileTree};
+use grammar_patch::formats::Format;
+use grammar_patch::{run, Mode};
+use proptest::prelude::*;
+
+use super::fixtures::cases;
+use super::support::Snapshot;
+
+/// Fixtures where git apply refuses what we apply, on purpose.
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
+    // git compares the `\r` of CRLF lines; we keep each file's line ends and
+    // match the text without them (the contract's text-fidelity rule).
+    (
+        "crlf_file_keeps_crlf",
+        "git needs the patch to carry the CR of every line",
+    ),
+    // The contract: adding a file that exists with the same content is a no-op.
+    (
+        "add_existing_same_content",
+        "git refuses to create a file that exists",
+    ),
+    // A hunk of context only checks the context; git calls it corrupt.
+    ("context_only_hunk", "git rejects a hunk without changes"),
+    // The file has no final newline and the patch forgot `\ No newline`: we
+    // keep the file's state (the patch did not ask to change it); git refuses.
+    (
+        "last_line_edit_without_marker",
+        "git needs the `\\ No newline` marker",
+    ),
+];
+
+fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git is installed")
+}
+
+fn git_apply(before: &Snapshot, patch: &str) -> Option<Snapshot> {
+    let tmp = tempfile::tempdir().unwrap();
+    before.write(tmp.path(), &Default::default());
+    std::fs::write(tmp.path().join(".patch"), patch).unwrap();
+    // --unidiff-zero: line numbers place context-free hunks (as we do);
+    // without it git pins such hunks to the start or end of the file.
+    let out = git(
+        tmp.path(),
+        &["apply", "--unsafe-paths", "--unidiff-zero", ".patch"],
+    );
+    std::fs::remove_file(tmp.path().join(".patch")).unwrap();
+    out.status.success().then(|| Snapshot::load(tmp.path()))
+}
+
+fn ours(before: &Snapshot, patch: &str) -> Option<Snapshot> {
+    let tmp = tempfile::tempdir().unwrap();
+    before.write(tmp.path(), &Default::default());
+    let mut tree = DiskTree::new(tmp.path()).unwrap();
+    let root = tree.root().to_path_buf();
+    let outcome = run(
+        patch,
+        Some(Format::Udiff),
+        Mode::Apply { dry_run: false },
+        Some(&mut tree as &mut dyn FileTree),
+        Some(&root),
+    );
+    outcome.ok().then(|| Snapshot::load(tmp.path()))
+}
+
+#[test]
+fn plain_fixtures_match_git_apply() {
+    let mut compared = 0;
+    for (name, dir) in cases(Format::Udiff) {
+        let plain = !dir.join("expected_error").exists() && !dir.join("expected_warnings").exists();
+        let patch = std::fs::read_to_string(dir.join("patch.udiff")).unwrap();
+        if !plain || patch.contains("{ROOT}") {
+            continue;
+        }
+        let before = Snapshot::load(&dir.join("before"));
+        let mine = ours(&before, &patch).unwrap_or_else(|| panic!("{name}: we reject it"));
+        match git_apply(&before, &patch) {
+            Some(theirs) => {
+                assert_eq!(mine, theirs, "{name}: our result differs from git apply's");
+                compared += 1;
+            }
+            None => assert!(
+                KNOWN_DIFFERENCES.iter().any(|(n, _)| *n == name),
+                "{name}: git apply refuses it; list it in KNOWN_DIFFERENCES with a reason"
+            ),
+        }
+    }
+    assert!(compared >= 10, "only {compared} fixtures compared");
+}
+
+/// A small random text file.
+fn file_lines() -> impl Strategy<Value = Vec<String>> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just(String::new()),
+            Just("}".to_string()),
+            "[a-z]{1,6}( [a-z0-9_]{1,8}){0,4}".prop_map(|s| s),
+            "    [a-z]{1,8}\\(\\);".prop_map(|s| s),
+            "-- [a-z]{1,6}".prop_map(|s| s),
+        ],
+        1..60,
+    )
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Replace(usize, String),
+    Insert(usize, String),
+    Delete(usize),
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    proptest::collection::vec(
+        prop_oneof![
+            (any::<usize>(), "[a-z ]{0,12}").prop_map(|(i, s)| Op::Replace(i, s)),
+            (any::<usize>(), "[a-z ]{0,12}").prop_map(|(i, s)| Op::Insert(i, s)),
+            any::<usize>().prop_map(Op::Delete),
+        ],
+        1..8,
+    )
+}
+
+fn edit(lines: &[String], ops: &[Op]) -> Vec<String> {
+    let mut out = lines.to_vec();
+    for op in ops {
+        match op {
+            Op::Replace(i, s) if !out.is_empty() => {
+                let n = out.len();
+                out[i % n] = s.clone();
+            }
+            Op::Insert(i, s) => {
+                let n = out.len() + 1;
+                out.insert(i % n, s.clone());
+            }
+            Op::Delete(i) if !out.is_empty() => {
+                let n = out.len();
+                out.remove(i % n);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// git writes the diff; git apply and we must produce the same tree.
+    #[test]
+    fn git_written_diffs_apply_like_git(lines in file_lines(), ops in ops(), final_newline in any::<bool>(), context in 0usize..4) {
+        let join = |ls: &[String]| {
+            let mut t = ls.join("\n");
+            if final_newline && !ls.is_empty() { t.push('\n'); }
+            t
+        };
+        let old = join(&lines);
+        let new = join(&edit(&lines, &ops));
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("a")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("b")).unwrap();
+        std::fs::write(tmp.path().join("a/f.txt"), &old).unwrap();
+        std::fs::write(tmp.path().join("b/f.txt"), &new).unwrap();
+        let out = git(tmp.path(), &["diff", "--no-index", &format!("-U{context}"), "a/f.txt", "b/f.txt"]);
+        let diff = String::from_utf8(out.stdout).unwrap()
+            .replace("a/a/f.txt", "a/f.txt").replace("b/b/f.txt", "b/f.txt");
+        prop_assume!(!diff.is_empty());
+        let mut before = Snapshot::default();
+        before.files.insert("f.txt".into(), old.into_bytes());
+        let theirs = git_apply(&before, &diff);
+        prop_assume!(theirs.is_some());
+        let mine = ours(&before, &diff);
+        prop_assert_eq!(mine.as_ref().map(|s| s.files.get("f.txt").cloned()), theirs.as_ref().map(|s| s.files.get("f.txt").cloned()), "diff:\n{}", diff);
+    }
+}

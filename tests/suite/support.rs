@@ -1,0 +1,114 @@
+//! Trees as maps, loaded from fixture directories and compared after a run.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use grammar_patch::apply::MemTree;
+
+/// A directory's regular files (path -> bytes) and symbolic links (path -> target).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, Vec<u8>>,
+    pub links: BTreeMap<String, String>,
+}
+
+impl Snapshot {
+    pub fn load(dir: &Path) -> Snapshot {
+        let mut snap = Snapshot::default();
+        if dir.exists() {
+            walk(dir, dir, &mut snap);
+        }
+        snap
+    }
+
+    /// Writes the snapshot under `root`, with per-file modes.
+    pub fn write(&self, root: &Path, modes: &BTreeMap<String, u32>) {
+        for (path, bytes) in &self.files {
+            let p = root.join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(&p, bytes).unwrap();
+            if let Some(mode) = modes.get(path) {
+                fs::set_permissions(&p, fs::Permissions::from_mode(*mode)).unwrap();
+            }
+        }
+        for (path, target) in &self.links {
+            let p = root.join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            symlink(target, &p).unwrap();
+        }
+    }
+
+    pub fn to_mem(&self) -> MemTree {
+        let mut tree = MemTree::default();
+        for (path, bytes) in &self.files {
+            tree = tree.with_file(path, "");
+            tree.files.get_mut(path).unwrap().0 = bytes.clone();
+        }
+        tree
+    }
+
+    pub fn from_mem(tree: &MemTree) -> Snapshot {
+        Snapshot {
+            files: tree
+                .files
+                .iter()
+                .map(|(p, (b, _))| (p.clone(), b.clone()))
+                .collect(),
+            links: BTreeMap::new(),
+        }
+    }
+}
+
+fn walk(root: &Path, dir: &Path, snap: &mut Snapshot) {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        if meta.file_type().is_symlink() {
+            snap.links.insert(
+                rel,
+                fs::read_link(&path).unwrap().to_str().unwrap().to_string(),
+            );
+        } else if meta.is_dir() {
+            walk(root, &path, snap);
+        } else {
+            snap.files.insert(rel, fs::read(&path).unwrap());
+        }
+    }
+}
+
+/// Mode bits of a file on disk.
+pub fn mode_of(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A readable diff of two snapshots for assertion messages.
+pub fn describe_difference(want: &Snapshot, got: &Snapshot) -> String {
+    let mut out = String::new();
+    for (path, bytes) in &want.files {
+        match got.files.get(path) {
+            None => out.push_str(&format!("missing {path}\n")),
+            Some(g) if g != bytes => out.push_str(&format!(
+                "{path}: want {:?}\n{path}:  got {:?}\n",
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(g)
+            )),
+            _ => {}
+        }
+    }
+    for path in got.files.keys().filter(|p| !want.files.contains_key(*p)) {
+        out.push_str(&format!("unexpected {path}\n"));
+    }
+    out
+}
