@@ -8,6 +8,8 @@
 //! rule). Every piece carries a [`Span`] back into the patch text so that a
 //! diagnostic can underline it.
 
+use std::borrow::Cow;
+
 /// A byte range in the (unwrapped) patch text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
@@ -28,8 +30,8 @@ impl Span {
 
 /// A whole patch, in any format.
 #[derive(Debug, Clone, Default)]
-pub struct Patch {
-    pub files: Vec<FileOp>,
+pub struct Patch<'a> {
+    pub files: Vec<FileOp<'a>>,
     /// Metadata lines accepted and ignored (udiff `index`, modes), verbatim.
     pub ignored_metadata: Vec<String>,
 }
@@ -44,23 +46,23 @@ pub struct PathRef {
 
 /// What to do to one path.
 #[derive(Debug, Clone)]
-pub struct FileOp {
+pub struct FileOp<'a> {
     pub path: PathRef,
-    pub action: Action,
+    pub action: Action<'a>,
     pub span: Span,
 }
 
 #[derive(Debug, Clone)]
-pub enum Action {
+pub enum Action<'a> {
     /// Create a file with this content. Creating a file that exists with the
     /// same content is a no-op; with other content it is `file_exists`.
-    Add { content: NewText },
+    Add { content: NewText<'a> },
     /// Delete a file. The edits, if any, state what is deleted: applied to
     /// the file they must leave it empty.
-    Delete { edits: Vec<Edit> },
+    Delete { edits: Vec<Edit<'a>> },
     /// Edit a file in place, then optionally move it.
     Modify {
-        edits: Vec<Edit>,
+        edits: Vec<Edit<'a>>,
         move_to: Option<PathRef>,
     },
     /// Create a directory (and its parents).
@@ -69,48 +71,49 @@ pub enum Action {
 
 /// The text of a new file.
 #[derive(Debug, Clone, Default)]
-pub struct NewText {
-    pub lines: Vec<Line>,
+pub struct NewText<'a> {
+    pub lines: Vec<Line<'a>>,
     /// Whether the last line ends with a newline.
     pub final_newline: bool,
 }
 
-/// One line of patch content, without its line end.
+/// One line of patch content, without its line end. Borrowed from the
+/// patch text unless lowering had to change it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
-    pub text: String,
+pub struct Line<'a> {
+    pub text: Cow<'a, str>,
     pub span: Span,
 }
 
 /// A line of an edit's new block.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NewLine {
+pub enum NewLine<'a> {
     /// Keep old line `i` of the same edit, with the file's own text (which,
     /// after a relaxed match, may differ from the patch's in whitespace).
     Keep(usize),
     /// A line the patch adds.
-    Add(Line),
+    Add(Line<'a>),
 }
 
 /// "This old block becomes this new block", somewhere the locator finds.
 #[derive(Debug, Clone)]
-pub struct Edit {
-    pub old: Vec<Line>,
-    pub new: Vec<NewLine>,
+pub struct Edit<'a> {
+    pub old: Vec<Line<'a>>,
+    pub new: Vec<NewLine<'a>>,
     /// The old block's last line has no newline (udiff `\ No newline`).
     pub old_no_eol: bool,
     /// The new block's last line has no newline.
     pub new_no_eol: bool,
-    pub locator: Locator,
+    pub locator: Locator<'a>,
     pub span: Span,
 }
 
 /// Where an edit's old block may match, and how strictly.
 #[derive(Debug, Clone)]
-pub struct Locator {
+pub struct Locator<'a> {
     pub hint: Option<Hint>,
     /// Lines that must be found first; the old block is sought after them.
-    pub anchor: Option<Vec<Line>>,
+    pub anchor: Option<Vec<Line<'a>>>,
     /// The old block must end at the end of the file.
     pub at_eof: bool,
     /// The relaxations tried, in order, after an exact match failed.
@@ -155,7 +158,7 @@ pub enum Uniqueness {
     FirstAfterCursor,
 }
 
-impl FileOp {
+impl FileOp<'_> {
     /// Paths this op reads or writes, for duplicate detection.
     pub fn paths(&self) -> impl Iterator<Item = &PathRef> {
         let dest = match &self.action {

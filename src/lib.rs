@@ -86,13 +86,13 @@ impl Outcome {
 /// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
 /// tree to check against; `Lint` without a tree checks the patch alone.
 pub fn run(
-    raw: &str,
+    raw: impl Into<String>,
     format: Option<Format>,
     mode: Mode,
     tree: Option<&mut dyn FileTree>,
     root: Option<&Path>,
 ) -> Outcome {
-    let unwrapped = unwrap::unwrap(raw);
+    let unwrapped = unwrap::unwrap(raw.into());
     let mut outcome = Outcome {
         format,
         mode,

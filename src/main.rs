@@ -161,7 +161,7 @@ fn main() -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return usage_error(e),
             };
-            let unwrapped = grammar_patch::unwrap::unwrap(&text);
+            let unwrapped = grammar_patch::unwrap::unwrap(text);
             match formats::detect(unwrapped.body()) {
                 Some(f) => {
                     println!("{f}");
@@ -226,7 +226,7 @@ fn patch_command(input: Input, mode: Mode) -> ExitCode {
     };
     let canonical = tree.as_ref().map(|t| t.root().to_path_buf());
     let outcome = run(
-        &text,
+        text,
         format,
         mode,
         tree.as_mut()

@@ -24,20 +24,18 @@ impl Unwrapped {
     }
 }
 
-/// Byte spans of the lines of `text` (without their `\n`).
-fn line_spans(text: &str) -> Vec<Span> {
-    let mut spans = vec![];
-    let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
-        if b == b'\n' {
-            spans.push(Span::new(start, i));
-            start = i + 1;
-        }
-    }
-    if start < text.len() {
-        spans.push(Span::new(start, text.len()));
-    }
-    spans
+/// The line starting at `start`, without its `\n`.
+fn line_at(text: &str, start: usize) -> Span {
+    Span::new(
+        start,
+        text[start..].find('\n').map_or(text.len(), |i| start + i),
+    )
+}
+
+/// The line whose `\n` ends just before `end`.
+fn line_before(text: &str, end: usize) -> Span {
+    let stop = end - 1;
+    Span::new(text[..stop].rfind('\n').map_or(0, |i| i + 1), stop)
 }
 
 fn is_fence(line: &str) -> bool {
@@ -45,11 +43,11 @@ fn is_fence(line: &str) -> bool {
     t.starts_with("```") || t.starts_with("~~~")
 }
 
-pub fn unwrap(raw: &str) -> Unwrapped {
+/// Unwraps `raw`, taking ownership so that a patch without CRLF is not copied.
+pub fn unwrap(raw: String) -> Unwrapped {
     let mut warnings = vec![];
-    let n_lf = raw.matches('\n').count();
-    let n_crlf = raw.matches("\r\n").count();
-    let mut text = if n_lf > 0 && n_crlf == n_lf {
+    let all_crlf = raw.contains("\r\n") && raw.matches('\n').count() == raw.matches("\r\n").count();
+    let mut text = if all_crlf {
         warnings.push(
             Diagnostic::new(
                 Code::CrlfPatchNormalized,
@@ -59,47 +57,46 @@ pub fn unwrap(raw: &str) -> Unwrapped {
         );
         raw.replace("\r\n", "\n")
     } else {
-        raw.to_string()
+        raw
     };
     if !text.ends_with('\n') {
         text.push('\n');
     }
 
-    let lines = line_spans(&text);
-    let line = |s: Span| &text[s.start..s.end];
-    let blank = |s: Span| line(s).trim().is_empty();
-    let (mut first, mut last) = (0, lines.len());
-    while first < last && blank(lines[first]) {
-        first += 1;
-    }
-    while last > first && blank(lines[last - 1]) {
-        last -= 1;
-    }
-    let mut stripped_blank = first > 0 || last < lines.len();
+    let blank = |s: Span| text[s.start..s.end].trim().is_empty();
+    let (mut first, mut last) = (0, text.len());
+    let trim_blank = |first: &mut usize, last: &mut usize| {
+        while *first < *last && blank(line_at(&text, *first)) {
+            *first = line_at(&text, *first).end + 1;
+        }
+        while *last > *first && blank(line_before(&text, *last)) {
+            *last = line_before(&text, *last).start;
+        }
+    };
+    trim_blank(&mut first, &mut last);
+    let mut stripped_blank = first > 0 || last < text.len();
 
-    if first < last && is_fence(line(lines[first])) {
-        let open = lines[first];
+    if first < last && is_fence(&text[line_at(&text, first).start..line_at(&text, first).end]) {
+        let open = line_at(&text, first);
+        let open_text = text[open.start..open.end].trim();
         let mut d = Diagnostic::new(
             Code::MarkdownFenceStripped,
             "the patch is wrapped in a markdown code fence",
         )
         .at(open, "this fence line was removed");
-        first += 1;
-        if last > first && line(lines[last - 1]).trim() == &line(open).trim()[..3] {
-            d = d.secondary(lines[last - 1], "and this one");
-            last -= 1;
-        } else {
-            d = d.note("the fence is never closed: the patch may have been cut off");
+        first = open.end + 1;
+        let close = (last > first).then(|| line_before(&text, last));
+        match close {
+            Some(close) if text[close.start..close.end].trim() == &open_text[..3] => {
+                d = d.secondary(close, "and this one");
+                last = close.start;
+            }
+            _ => d = d.note("the fence is never closed: the patch may have been cut off"),
         }
         warnings.push(d.hint("send the patch text alone, without ``` fences"));
-        while first < last && blank(lines[first]) {
-            first += 1;
-            stripped_blank = true;
-        }
-        while last > first && blank(lines[last - 1]) {
-            last -= 1;
-            stripped_blank = true;
-        }
+        let before = (first, last);
+        trim_blank(&mut first, &mut last);
+        stripped_blank |= (first, last) != before;
     }
     if stripped_blank {
         warnings.push(Diagnostic::new(
@@ -107,11 +104,7 @@ pub fn unwrap(raw: &str) -> Unwrapped {
             "blank lines before or after the patch were removed",
         ));
     }
-    let body = if first < last {
-        Span::new(lines[first].start, lines[last - 1].end + 1)
-    } else {
-        Span::new(text.len(), text.len())
-    };
+    let body = Span::new(first, last.max(first));
     Unwrapped {
         text,
         body,

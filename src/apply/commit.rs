@@ -15,10 +15,11 @@ use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic};
 use crate::paths::RelPath;
 
-enum Undo {
-    Restore(RelPath, Vec<u8>),
+/// How to take back one step; originals are borrowed from the plan.
+enum Undo<'p> {
+    Restore(&'p RelPath, &'p [u8]),
     Remove(RelPath),
-    Recreate(RelPath, Vec<u8>, u32),
+    Recreate(&'p RelPath, &'p [u8], u32),
     RemoveDir(RelPath),
 }
 
@@ -45,10 +46,10 @@ pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
 
 type StepError = (RelPath, std::io::Error);
 
-fn step(
-    change: &Change,
+fn step<'p>(
+    change: &'p Change,
     tree: &mut dyn FileTree,
-    journal: &mut Vec<Undo>,
+    journal: &mut Vec<Undo<'p>>,
 ) -> Result<(), StepError> {
     let at = |path: &RelPath| {
         let path = path.clone();
@@ -65,7 +66,7 @@ fn step(
             bytes,
             original,
         } => {
-            journal.push(Undo::Restore(path.clone(), original.clone()));
+            journal.push(Undo::Restore(path, original));
             tree.write(path, bytes).map_err(at(path))?;
         }
         Change::Delete {
@@ -74,7 +75,7 @@ fn step(
             mode,
         } => {
             tree.remove(path).map_err(at(path))?;
-            journal.push(Undo::Recreate(path.clone(), original.clone(), *mode));
+            journal.push(Undo::Recreate(path, original, *mode));
         }
         Change::Move {
             from,
@@ -87,7 +88,7 @@ fn step(
             tree.create(to, bytes, Some(*mode)).map_err(at(to))?;
             journal.push(Undo::Remove(to.clone()));
             tree.remove(from).map_err(at(from))?;
-            journal.push(Undo::Recreate(from.clone(), original.clone(), *mode));
+            journal.push(Undo::Recreate(from, original, *mode));
         }
         Change::CreateDir { path } => {
             make_parents(path, tree, journal)?;
@@ -102,7 +103,7 @@ fn step(
 fn make_parents(
     path: &RelPath,
     tree: &mut dyn FileTree,
-    journal: &mut Vec<Undo>,
+    journal: &mut Vec<Undo<'_>>,
 ) -> Result<(), StepError> {
     for dir in path.ancestors() {
         if tree.entry(&dir).map_err(|e| (dir.clone(), e))? == Entry::Missing {
@@ -119,16 +120,16 @@ fn rollback(journal: Vec<Undo>, tree: &mut dyn FileTree) -> Vec<String> {
     for undo in journal.into_iter().rev() {
         let (path, result) = match undo {
             Undo::Restore(path, bytes) => {
-                let r = tree.write(&path, &bytes);
-                (path, r)
+                let r = tree.write(path, bytes);
+                (path.clone(), r)
             }
             Undo::Remove(path) => {
                 let r = tree.remove(&path);
                 (path, r)
             }
             Undo::Recreate(path, bytes, mode) => {
-                let r = tree.create(&path, &bytes, Some(mode));
-                (path, r)
+                let r = tree.create(path, bytes, Some(mode));
+                (path.clone(), r)
             }
             Undo::RemoveDir(path) => {
                 let r = tree.remove_dir(&path);

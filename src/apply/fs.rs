@@ -112,7 +112,8 @@ impl FileTree for DiskTree {
 
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
         let mut file = self.open_nofollow(path, OpenOptions::new().read(true))?;
-        let mut bytes = Vec::new();
+        let size = file.metadata().map_or(0, |m| m.len() as usize);
+        let mut bytes = Vec::with_capacity(size + 1);
         io::Read::read_to_end(&mut file, &mut bytes)?;
         Ok(bytes)
     }

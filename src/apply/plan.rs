@@ -190,6 +190,13 @@ impl OpCx<'_> {
             Ok(b) => b,
             Err(e) => return self.io_error(path, e),
         };
+        if bytes.len() >= u32::MAX as usize {
+            return self.fail(
+                Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is 4 GiB or larger"))
+                    .at(path.span, "too large to patch")
+                    .path(rel.as_str()),
+            );
+        }
         match String::from_utf8(bytes) {
             Ok(text) => Some(text),
             Err(_) => self.fail(
@@ -644,7 +651,7 @@ impl Locating<'_, '_> {
             } else if have.trim() == line.text.trim() {
                 indent += 1;
             } else {
-                changed.push((at, line.text.as_str(), have));
+                changed.push((at, line.text.as_ref(), have));
             }
         }
         let mut notes = vec![];

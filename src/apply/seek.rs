@@ -20,17 +20,19 @@ use crate::ir::{Line, Relax};
 pub struct FileText<'a> {
     pub text: &'a str,
     /// Byte offset of each line's start; one more entry holds `text.len()`.
-    starts: Vec<usize>,
+    /// `u32` halves the index; the planner refuses files of 4 GiB or more.
+    starts: Vec<u32>,
     indexes: [OnceCell<HashMap<&'a str, Vec<u32>>>; 3],
 }
 
 impl<'a> FileText<'a> {
     pub fn new(text: &'a str) -> Self {
+        debug_assert!(text.len() < u32::MAX as usize);
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
-        starts.extend(memchr_newlines(text).map(|i| i + 1));
-        if *starts.last().unwrap_or(&0) != text.len() {
-            starts.push(text.len());
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+        if *starts.last().unwrap_or(&0) as usize != text.len() {
+            starts.push(text.len() as u32);
         }
         FileText {
             text,
@@ -49,7 +51,7 @@ impl<'a> FileText<'a> {
 
     /// Line `i` with its ending.
     pub fn raw(&self, i: usize) -> &'a str {
-        &self.text[self.starts[i]..self.starts[i + 1]]
+        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
 
     /// Line `i` without its ending.
@@ -67,8 +69,8 @@ impl<'a> FileText<'a> {
 
     /// The byte span of lines `start..end`, without the final line end.
     pub fn span_of(&self, start: usize, end: usize) -> (usize, usize) {
-        let s = self.starts[start.min(self.len())];
-        let e = self.starts[end.min(self.len())].max(s);
+        let s = self.starts[start.min(self.len())] as usize;
+        let e = (self.starts[end.min(self.len())] as usize).max(s);
         (s, s + self.text[s..e].trim_end_matches(['\n', '\r']).len())
     }
 
@@ -150,13 +152,6 @@ impl<'a> FileText<'a> {
     }
 }
 
-fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
-    text.bytes()
-        .enumerate()
-        .filter(|&(_, b)| b == b'\n')
-        .map(|(i, _)| i)
-}
-
 /// A line as a pass compares it.
 pub fn key(line: &str, relax: Option<Relax>) -> &str {
     match relax {
@@ -171,11 +166,11 @@ mod tests {
     use super::*;
     use crate::ir::Span;
 
-    fn block(lines: &[&str]) -> Vec<Line> {
+    fn block<'a>(lines: &[&'a str]) -> Vec<Line<'a>> {
         lines
             .iter()
             .map(|t| Line {
-                text: t.to_string(),
+                text: (*t).into(),
                 span: Span::default(),
             })
             .collect()

@@ -113,7 +113,7 @@ pub fn parse(
     format: Format,
     text: &str,
     body: Span,
-) -> Result<(Patch, Vec<Diagnostic>), Vec<Diagnostic>> {
+) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
     match format {
         Format::Udiff => udiff::parse(text, body),
         other => Err(vec![Diagnostic::new(

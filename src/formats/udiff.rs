@@ -12,6 +12,8 @@
 //!   only decide whether empty lines after the last hunk line are blank
 //!   context or a separator.
 
+use std::borrow::Cow;
+
 use pest::iterators::{Pair, Pairs};
 use pest::Parser;
 use pest_derive::Parser;
@@ -63,7 +65,7 @@ const SYNTAX_HINT: &str =
      followed by lines that each start with ` ` (context), `-` (removed) or `+` (added)";
 
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
-pub fn parse(text: &str, body: Span) -> Result<(Patch, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
     let pairs = UdiffParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, SYNTAX_HINT)])?;
@@ -111,9 +113,9 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
     )
 }
 
-struct Lower {
+struct Lower<'a> {
     base: usize,
-    patch: Patch,
+    patch: Patch<'a>,
     diags: Vec<Diagnostic>,
     metadata_spans: Vec<Span>,
 }
@@ -143,7 +145,7 @@ struct Header {
     unsupported: bool,
 }
 
-impl Lower {
+impl<'a> Lower<'a> {
     fn span(&self, pair: &Pair<Rule>) -> Span {
         let s = pair.as_span();
         Span::new(self.base + s.start(), self.base + s.end())
@@ -155,7 +157,7 @@ impl Lower {
         Span::new(s.start, s.end.saturating_sub(1).max(s.start))
     }
 
-    fn file(&mut self, pair: Pair<Rule>) {
+    fn file(&mut self, pair: Pair<'a, Rule>) {
         let file_span = self.span(&pair);
         let mut h = Header::default();
         let mut hunks = vec![];
@@ -294,11 +296,11 @@ impl Lower {
         }
     }
 
-    fn hunks(&mut self, hunks: Vec<Pair<Rule>>) -> Vec<Edit> {
+    fn hunks(&mut self, hunks: Vec<Pair<'a, Rule>>) -> Vec<Edit<'a>> {
         hunks.into_iter().filter_map(|h| self.hunk(h)).collect()
     }
 
-    fn hunk(&mut self, pair: Pair<Rule>) -> Option<Edit> {
+    fn hunk(&mut self, pair: Pair<'a, Rule>) -> Option<Edit<'a>> {
         let span = self.line_span(&pair);
         let mut inner = pair.into_inner();
         let header = inner.next()?;
@@ -340,9 +342,14 @@ impl Lower {
         for line in inner {
             let rule = line.as_rule();
             let lspan = self.line_span(&line);
-            let text = line.clone().into_inner().next().map_or("", |r| r.as_str());
-            let text = text.strip_suffix('\r').unwrap_or(text).to_string();
-            let content = Line { text, span: lspan };
+            // A body line is its one-byte prefix, its text and `\n`; the
+            // text of a CRLF line loses its `\r` (line ends are the file's).
+            let raw = line.as_str();
+            let text = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+            let content = Line {
+                text: Cow::Borrowed(text.strip_suffix('\r').unwrap_or(text)),
+                span: lspan,
+            };
             if rule == Rule::empty_line {
                 trailing_empty.push(lspan);
             } else if rule != Rule::no_newline_line {
@@ -426,7 +433,7 @@ impl Lower {
         Some(edit)
     }
 
-    fn file_op(&mut self, h: Header, edits: Vec<Edit>, span: Span) -> Option<FileOp> {
+    fn file_op(&mut self, h: Header, edits: Vec<Edit<'a>>, span: Span) -> Option<FileOp<'a>> {
         let (old, new) = strip_prefixes(h.old.clone(), h.new.clone());
         let git_path = h
             .git
@@ -605,7 +612,7 @@ impl Lower {
         }
     }
 
-    fn new_file_content(&mut self, edits: Vec<Edit>) -> Option<NewText> {
+    fn new_file_content(&mut self, edits: Vec<Edit<'a>>) -> Option<NewText<'a>> {
         let mut content = NewText {
             lines: vec![],
             final_newline: true,

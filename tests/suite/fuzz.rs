@@ -45,9 +45,9 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
-        let text = String::from_utf8_lossy(&bytes);
-        let _ = run(&text, None, Mode::Lint, None, None);
-        let _ = run(&text, Some(Format::Udiff), Mode::Lint, None, None);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let _ = run(text.as_str(), None, Mode::Lint, None, None);
+        let _ = run(text.as_str(), Some(Format::Udiff), Mode::Lint, None, None);
     }
 
     #[test]

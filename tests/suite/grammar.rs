@@ -97,7 +97,7 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
         for (name, dir) in cases(format) {
             let patch =
                 std::fs::read_to_string(dir.join(format!("patch.{}", format.name()))).unwrap();
-            let unwrapped = unwrap(&patch);
+            let unwrapped = unwrap(patch);
             let error = std::fs::read_to_string(dir.join("expected_error"))
                 .ok()
                 .map(|s| s.trim().to_string());
