@@ -32,13 +32,16 @@ pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str) {
     } else {
         termcolor::ColorChoice::Never
     };
-    let mut stream = termcolor::StandardStream::stderr(choice);
+    // One buffer, one write: codespan writes a label a character at a time.
+    let writer = termcolor::BufferWriter::stderr(choice);
+    let mut buffer = writer.buffer();
     let (files, rendered) = build(diags, patch_name, patch_text);
     let config = term::Config::default();
     for d in &rendered {
-        // A closed stderr is not worth a panic.
-        let _ = term::emit_to_write_style(&mut stream, &config, &files, d);
+        let _ = term::emit_to_write_style(&mut buffer, &config, &files, d);
     }
+    // A closed stderr is not worth a panic.
+    let _ = writer.print(&buffer);
 }
 
 type Files = SimpleFiles<String, String>;

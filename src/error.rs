@@ -3,7 +3,7 @@
 //! `diagnostics.rs`'s job; this file knows nothing about terminals or JSON.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::ir::Span;
 
@@ -163,7 +163,7 @@ pub enum Severity {
 pub struct TargetLabel {
     pub path: String,
     /// The whole target text, shared between the diagnostics that point into it.
-    pub text: Rc<str>,
+    pub text: Arc<str>,
     pub span: Span,
     pub message: String,
 }

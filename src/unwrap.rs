@@ -63,13 +63,16 @@ pub fn unwrap(raw: String) -> Unwrapped {
         text.push('\n');
     }
 
+    // Leading lines that are only whitespace cannot be part of any patch. At
+    // the end only empty lines go: ` ` is a context line of an empty line.
     let blank = |s: Span| text[s.start..s.end].trim().is_empty();
+    let empty = |s: Span| s.start == s.end;
     let (mut first, mut last) = (0, text.len());
     let trim_blank = |first: &mut usize, last: &mut usize| {
         while *first < *last && blank(line_at(&text, *first)) {
             *first = line_at(&text, *first).end + 1;
         }
-        while *last > *first && blank(line_before(&text, *last)) {
+        while *last > *first && empty(line_before(&text, *last)) {
             *last = line_before(&text, *last).start;
         }
     };

@@ -4,7 +4,7 @@
 
 use std::cell::OnceCell;
 use std::path::Path;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::seek::FileText;
 use super::tree::{Entry, FileTree};
@@ -354,7 +354,7 @@ impl OpCx<'_> {
     /// records every edit that could not be placed.
     fn edit_text(&mut self, rel: &RelPath, original: &str, edits: &[Edit]) -> Option<String> {
         let file = FileText::new(original);
-        let target_text: OnceCell<Rc<str>> = OnceCell::new();
+        let target_text: OnceCell<Arc<str>> = OnceCell::new();
         let mut loc = Locating {
             file: &file,
             rel,
@@ -396,7 +396,7 @@ struct Region {
 struct Locating<'a, 'f> {
     file: &'a FileText<'f>,
     rel: &'a RelPath,
-    target_text: &'a OnceCell<Rc<str>>,
+    target_text: &'a OnceCell<Arc<str>>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
 }
@@ -412,7 +412,7 @@ impl Locating<'_, '_> {
     fn target(&self, start: usize, end: usize, message: String) -> TargetLabel {
         let text = self
             .target_text
-            .get_or_init(|| Rc::from(self.file.text))
+            .get_or_init(|| Arc::from(self.file.text))
             .clone();
         let (s, e) = self.file.span_of(start, end);
         TargetLabel {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job on a bundled example: applies examples/demo/feature.diff to a
+# scratch copy of examples/demo/tree, shows the result, then shows how a stale
+# patch is refused (as a person and as an agent sees it) with nothing written.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo build --release --quiet
+gp=target/release/grammar-patch
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+cp -r examples/demo/tree/. "$tree/"
+
+echo "\$ grammar-patch apply --root TREE examples/demo/feature.diff"
+"$gp" apply --root "$tree" examples/demo/feature.diff
+echo
+echo "--- TREE/src/greet.py after the patch:"
+cat "$tree/src/greet.py"
+echo
+echo "\$ grammar-patch apply --root TREE examples/demo/stale.diff"
+status=0
+"$gp" apply --root "$tree" examples/demo/stale.diff || status=$?
+echo "(exit status $status: rejected, nothing written)"
+echo
+echo "\$ grammar-patch apply --json --root TREE examples/demo/stale.diff"
+"$gp" apply --json --root "$tree" examples/demo/stale.diff || true
