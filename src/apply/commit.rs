@@ -47,7 +47,7 @@ pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
 type StepError = (RelPath, std::io::Error);
 
 fn step<'p>(
-    change: &'p Change,
+    change: &'p Change<'_>,
     tree: &mut dyn FileTree,
     journal: &mut Vec<Undo<'p>>,
 ) -> Result<(), StepError> {
@@ -56,18 +56,15 @@ fn step<'p>(
         move |e| (path, e)
     };
     match change {
-        Change::Create { path, bytes } => {
+        Change::Create { path, output } => {
             make_parents(path, tree, journal)?;
-            tree.create(path, bytes, None).map_err(at(path))?;
+            tree.create(path, &output.chunks(), None)
+                .map_err(at(path))?;
             journal.push(Undo::Remove(path.clone()));
         }
-        Change::Write {
-            path,
-            bytes,
-            original,
-        } => {
-            journal.push(Undo::Restore(path, original));
-            tree.write(path, bytes).map_err(at(path))?;
+        Change::Write { path, output } => {
+            journal.push(Undo::Restore(path, output.original.as_bytes()));
+            tree.write(path, &output.chunks()).map_err(at(path))?;
         }
         Change::Delete {
             path,
@@ -75,20 +72,20 @@ fn step<'p>(
             mode,
         } => {
             tree.remove(path).map_err(at(path))?;
-            journal.push(Undo::Recreate(path, original, *mode));
+            journal.push(Undo::Recreate(path, original.as_bytes(), *mode));
         }
         Change::Move {
             from,
             to,
-            bytes,
-            original,
+            output,
             mode,
         } => {
             make_parents(to, tree, journal)?;
-            tree.create(to, bytes, Some(*mode)).map_err(at(to))?;
+            tree.create(to, &output.chunks(), Some(*mode))
+                .map_err(at(to))?;
             journal.push(Undo::Remove(to.clone()));
             tree.remove(from).map_err(at(from))?;
-            journal.push(Undo::Recreate(from, original, *mode));
+            journal.push(Undo::Recreate(from, output.original.as_bytes(), *mode));
         }
         Change::CreateDir { path } => {
             make_parents(path, tree, journal)?;
@@ -120,7 +117,7 @@ fn rollback(journal: Vec<Undo>, tree: &mut dyn FileTree) -> Vec<String> {
     for undo in journal.into_iter().rev() {
         let (path, result) = match undo {
             Undo::Restore(path, bytes) => {
-                let r = tree.write(path, bytes);
+                let r = tree.write(path, &[bytes]);
                 (path.clone(), r)
             }
             Undo::Remove(path) => {
@@ -128,7 +125,7 @@ fn rollback(journal: Vec<Undo>, tree: &mut dyn FileTree) -> Vec<String> {
                 (path, r)
             }
             Undo::Recreate(path, bytes, mode) => {
-                let r = tree.create(path, bytes, Some(mode));
+                let r = tree.create(path, &[bytes], Some(mode));
                 (path.clone(), r)
             }
             Undo::RemoveDir(path) => {

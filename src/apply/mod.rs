@@ -2,13 +2,15 @@
 //! every format.
 //!
 //! - `seek.rs`: pure line search (exact, then the locator's relaxations).
-//! - `plan.rs`: pure planning: read, locate, rewrite in memory, collect errors.
+//! - `plan.rs`: pure planning: read, locate, describe the new text, collect errors.
+//! - `output.rs`: new file contents as pieces of the original and of the patch.
 //! - `commit.rs`: carries out a plan with a journal, all or nothing.
 //! - `tree.rs`: the [`FileTree`] trait and an in-memory tree.
 //! - `fs.rs`: the disk, and the only code here that touches it.
 
 pub mod commit;
 pub mod fs;
+pub mod output;
 pub mod plan;
 pub mod seek;
 pub mod tree;

@@ -6,6 +6,7 @@ use std::cell::OnceCell;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::output::{Builder, Output, Pieces};
 use super::seek::FileText;
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, TargetLabel};
@@ -15,28 +16,27 @@ use crate::ir::{
 use crate::paths::RelPath;
 use crate::validate::check_path;
 
-/// What the commit does to one path. Originals are kept for the rollback.
+/// What the commit does to one path. Originals are kept for the rollback;
+/// new contents are pieces of the original and of the patch text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
+pub enum Change<'p> {
     Create {
         path: RelPath,
-        bytes: Vec<u8>,
+        output: Output<'p>,
     },
     Write {
         path: RelPath,
-        bytes: Vec<u8>,
-        original: Vec<u8>,
+        output: Output<'p>,
     },
     Delete {
         path: RelPath,
-        original: Vec<u8>,
+        original: String,
         mode: u32,
     },
     Move {
         from: RelPath,
         to: RelPath,
-        bytes: Vec<u8>,
-        original: Vec<u8>,
+        output: Output<'p>,
         mode: u32,
     },
     CreateDir {
@@ -47,7 +47,7 @@ pub enum Change {
     },
 }
 
-impl Change {
+impl Change<'_> {
     /// The contract's `action` word.
     pub fn action(&self) -> &'static str {
         match self {
@@ -82,18 +82,18 @@ impl Change {
 
 /// Everything the commit will do, and the warnings found on the way.
 #[derive(Debug, Default)]
-pub struct Plan {
-    pub changes: Vec<Change>,
+pub struct Plan<'p> {
+    pub changes: Vec<Change<'p>>,
     pub warnings: Vec<Diagnostic>,
 }
 
 /// Plans `patch` against `tree`. `root` is the canonical root (for absolute
 /// paths). Returns every error in every file, or the plan.
-pub fn plan(
-    patch: &Patch,
+pub fn plan<'p>(
+    patch: &'p Patch<'_>,
     tree: &dyn FileTree,
     root: Option<&Path>,
-) -> Result<Plan, Vec<Diagnostic>> {
+) -> Result<Plan<'p>, Vec<Diagnostic>> {
     let mut plan = Plan::default();
     let mut errors = vec![];
     for op in &patch.files {
@@ -230,20 +230,24 @@ impl OpCx<'_> {
         Some(())
     }
 
-    fn op(&mut self, op: &FileOp) -> Option<Change> {
+    fn op<'p>(&mut self, op: &'p FileOp<'_>) -> Option<Change<'p>> {
         let rel = self.resolve(&op.path)?;
         let entry = self.entry(&op.path, &rel)?;
+        let mode = match entry {
+            Entry::File { mode } => mode,
+            _ => 0o644,
+        };
         match &op.action {
             Action::Add { content } => {
-                let bytes = render_new(content);
+                let output = render_new(content);
                 match entry {
                     Entry::Missing => {
                         self.creatable(&op.path, &rel)?;
-                        Some(Change::Create { path: rel, bytes })
+                        Some(Change::Create { path: rel, output })
                     }
                     Entry::File { .. } => {
                         let current = self.read_text(&op.path, &rel, entry)?;
-                        if current.as_bytes() == bytes.as_slice() {
+                        if output.equals(current.as_bytes()) {
                             return Some(Change::Unchanged { path: rel });
                         }
                         self.fail(
@@ -264,14 +268,10 @@ impl OpCx<'_> {
                 }
             }
             Action::Delete { edits } => {
-                let mode = match entry {
-                    Entry::File { mode } => mode,
-                    _ => 0o644,
-                };
                 let original = self.read_text(&op.path, &rel, entry)?;
-                let rest = self.edit_text(&rel, &original, edits)?;
+                let rest = self.edit_text(&rel, original, edits)?;
                 if !rest.is_empty() {
-                    let n = rest.lines().count();
+                    let n = rest.to_vec().iter().filter(|&&b| b == b'\n').count().max(1);
                     return self.fail(
                         Diagnostic::new(Code::ContextNotFound, format!("deleting `{rel}`: {n} line(s) would remain"))
                             .at(op.span, "this deletion does not list the whole file")
@@ -281,35 +281,23 @@ impl OpCx<'_> {
                 }
                 Some(Change::Delete {
                     path: rel,
-                    original: original.into_bytes(),
+                    original: rest.original,
                     mode,
                 })
             }
             Action::Modify { edits, move_to } => {
-                let mode = match entry {
-                    Entry::File { mode } => mode,
-                    _ => 0o644,
-                };
                 let original = self.read_text(&op.path, &rel, entry)?;
-                let text = self.edit_text(&rel, &original, edits)?;
-                let Some(to_ref) = move_to else {
-                    if text == original {
+                let output = self.edit_text(&rel, original, edits)?;
+                let to = match move_to {
+                    Some(to_ref) => Some((to_ref, self.resolve(to_ref)?)),
+                    None => None,
+                };
+                let Some((to_ref, to)) = to.filter(|(_, to)| *to != rel) else {
+                    if output.is_unchanged() {
                         return Some(Change::Unchanged { path: rel });
                     }
-                    return Some(Change::Write {
-                        path: rel,
-                        bytes: text.into_bytes(),
-                        original: original.into_bytes(),
-                    });
+                    return Some(Change::Write { path: rel, output });
                 };
-                let to = self.resolve(to_ref)?;
-                if to == rel {
-                    return Some(Change::Write {
-                        path: rel,
-                        bytes: text.into_bytes(),
-                        original: original.into_bytes(),
-                    });
-                }
                 if self.entry(to_ref, &to)? != Entry::Missing {
                     return self.fail(
                         Diagnostic::new(
@@ -327,8 +315,7 @@ impl OpCx<'_> {
                 Some(Change::Move {
                     from: rel,
                     to,
-                    bytes: text.into_bytes(),
-                    original: original.into_bytes(),
+                    output,
                     mode,
                 })
             }
@@ -350,39 +337,47 @@ impl OpCx<'_> {
         }
     }
 
-    /// Locates every edit in `original` and returns the edited text, or
+    /// Locates every edit in `original` and describes the edited text, or
     /// records every edit that could not be placed.
-    fn edit_text(&mut self, rel: &RelPath, original: &str, edits: &[Edit]) -> Option<String> {
-        let file = FileText::new(original);
-        let target_text: OnceCell<Arc<str>> = OnceCell::new();
-        let mut loc = Locating {
-            file: &file,
-            rel,
-            target_text: &target_text,
-            warnings: vec![],
-            errors: vec![],
+    fn edit_text<'p>(
+        &mut self,
+        rel: &RelPath,
+        original: String,
+        edits: &'p [Edit<'_>],
+    ) -> Option<Output<'p>> {
+        let pieces = {
+            let file = FileText::new(&original);
+            let target_text: OnceCell<Arc<str>> = OnceCell::new();
+            let mut loc = Locating {
+                file: &file,
+                rel,
+                target_text: &target_text,
+                warnings: vec![],
+                errors: vec![],
+            };
+            let regions = loc.locate_all(edits);
+            self.warnings.append(&mut loc.warnings);
+            if !loc.errors.is_empty() {
+                self.errors.append(&mut loc.errors);
+                return None;
+            }
+            assemble(&file, edits, &regions)
         };
-        let regions = loc.locate_all(edits);
-        self.warnings.append(&mut loc.warnings);
-        if !loc.errors.is_empty() {
-            self.errors.append(&mut loc.errors);
-            return None;
-        }
-        Some(assemble(&file, edits, &regions))
+        Some(Output::new(original, pieces))
     }
 }
 
-/// The bytes of a new file: LF line ends.
-fn render_new(content: &NewText) -> Vec<u8> {
-    let mut out = String::new();
+/// A new file: the patch's lines with LF line ends.
+fn render_new<'p>(content: &'p NewText<'_>) -> Output<'p> {
+    let mut out = Builder::new("");
     for line in &content.lines {
-        out.push_str(&line.text);
-        out.push('\n');
+        out.push_text(&line.text);
+        out.push_text("\n");
     }
-    if !content.final_newline && out.ends_with('\n') {
-        out.pop();
+    if !content.final_newline {
+        out.trim_final_eol();
     }
-    out.into_bytes()
+    Output::new(String::new(), out.finish())
 }
 
 /// Where an edit's old block was found.
@@ -691,28 +686,19 @@ impl Locating<'_, '_> {
     }
 }
 
-/// Builds the new text in one pass over the file and the sorted regions.
-fn assemble(file: &FileText, edits: &[Edit], regions: &[Region]) -> String {
+/// Describes the new text in one pass over the file and the sorted regions:
+/// unchanged stretches are ranges of the original, added lines are slices of
+/// the patch text.
+fn assemble<'p>(file: &FileText, edits: &'p [Edit<'_>], regions: &[Region]) -> Pieces<'p> {
     let text = file.text;
     let n = file.len();
-    let dominant = if n > 0 && !file.eol(0).is_empty() {
-        file.eol(0)
+    let dominant: &'static str = if n > 0 && file.eol(0) == "\r\n" {
+        "\r\n"
     } else {
         "\n"
     };
     let had_final_newline = n == 0 || !file.eol(n - 1).is_empty();
-    let extra: usize = edits
-        .iter()
-        .flat_map(|e| &e.new)
-        .map(|l| {
-            if let NewLine::Add(l) = l {
-                l.text.len() + 2
-            } else {
-                0
-            }
-        })
-        .sum();
-    let mut out = String::with_capacity(text.len() + extra);
+    let mut out = Builder::new(text);
     let mut cursor = 0;
     let mut final_newline = None;
     let line_start = |i: usize| {
@@ -723,25 +709,23 @@ fn assemble(file: &FileText, edits: &[Edit], regions: &[Region]) -> String {
         }
     };
     for region in regions {
-        out.push_str(&text[line_start(cursor)..line_start(region.start)]);
-        if region.start == n && n > 0 && !had_final_newline && !edits[region.edit].new.is_empty() {
-            out.push_str(dominant);
-        }
+        out.push_original(line_start(cursor), line_start(region.start));
         let edit = &edits[region.edit];
+        if region.start == n && n > 0 && !had_final_newline && !edit.new.is_empty() {
+            out.push_text(dominant);
+        }
         for new in &edit.new {
             match new {
                 NewLine::Keep(j) => {
                     let at = region.start + j;
-                    out.push_str(file.line(at));
-                    out.push_str(if file.eol(at).is_empty() {
-                        dominant
-                    } else {
-                        file.eol(at)
-                    });
+                    out.push_original(line_start(at), line_start(at + 1));
+                    if file.eol(at).is_empty() {
+                        out.push_text(dominant);
+                    }
                 }
                 NewLine::Add(line) => {
-                    out.push_str(&line.text);
-                    out.push_str(dominant);
+                    out.push_text(&line.text);
+                    out.push_text(dominant);
                 }
             }
         }
@@ -754,17 +738,11 @@ fn assemble(file: &FileText, edits: &[Edit], regions: &[Region]) -> String {
         }
         cursor = region.start + region.len;
     }
-    out.push_str(&text[line_start(cursor)..]);
+    out.push_original(line_start(cursor), text.len());
     match final_newline {
-        Some(false) => {
-            let trimmed = out
-                .strip_suffix('\n')
-                .map(|s| s.strip_suffix('\r').unwrap_or(s))
-                .map(str::len);
-            out.truncate(trimmed.unwrap_or(out.len()));
-        }
-        Some(true) if !out.is_empty() && !out.ends_with('\n') => out.push_str(dominant),
+        Some(false) => out.trim_final_eol(),
+        Some(true) if !out.is_empty() && !out.ends_with_newline() => out.push_text(dominant),
         _ => {}
     }
-    out
+    out.finish()
 }

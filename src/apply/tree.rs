@@ -26,10 +26,12 @@ pub trait FileTree {
     fn escapes(&self, path: &RelPath) -> io::Result<Option<String>>;
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>>;
     /// Overwrites an existing regular file in place (keeping its inode,
-    /// permissions and links). Never follows a symbolic link.
-    fn write(&mut self, path: &RelPath, bytes: &[u8]) -> io::Result<()>;
-    /// Creates a new file; fails if anything exists at the path.
-    fn create(&mut self, path: &RelPath, bytes: &[u8], mode: Option<u32>) -> io::Result<()>;
+    /// permissions and links) with the concatenation of `chunks`. Never
+    /// follows a symbolic link.
+    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()>;
+    /// Creates a new file holding the concatenation of `chunks`; fails if
+    /// anything exists at the path.
+    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()>;
     fn remove(&mut self, path: &RelPath) -> io::Result<()>;
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()>;
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()>;
@@ -86,16 +88,16 @@ impl FileTree for MemTree {
             .ok_or_else(|| not_found(path))
     }
 
-    fn write(&mut self, path: &RelPath, bytes: &[u8]) -> io::Result<()> {
+    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
         let file = self
             .files
             .get_mut(path.as_str())
             .ok_or_else(|| not_found(path))?;
-        file.0 = bytes.to_vec();
+        file.0 = chunks.concat();
         Ok(())
     }
 
-    fn create(&mut self, path: &RelPath, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
         if self.entry(path)? != Entry::Missing {
             return Err(io::Error::new(
                 io::ErrorKind::AlreadyExists,
@@ -106,7 +108,7 @@ impl FileTree for MemTree {
             return Err(not_found(path));
         }
         self.files
-            .insert(path.to_string(), (bytes.to_vec(), mode.unwrap_or(0o644)));
+            .insert(path.to_string(), (chunks.concat(), mode.unwrap_or(0o644)));
         Ok(())
     }
 

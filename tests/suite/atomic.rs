@@ -49,17 +49,18 @@ impl<T: FileTree> FileTree for Faulty<T> {
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
         self.inner.read(path)
     }
-    fn write(&mut self, path: &RelPath, bytes: &[u8]) -> io::Result<()> {
+    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
         if let Err(e) = self.step() {
             // Fail half-way through the write, as a full disk would.
-            let _ = self.inner.write(path, &bytes[..bytes.len() / 2]);
+            let all = chunks.concat();
+            let _ = self.inner.write(path, &[&all[..all.len() / 2]]);
             return Err(e);
         }
-        self.inner.write(path, bytes)
+        self.inner.write(path, chunks)
     }
-    fn create(&mut self, path: &RelPath, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
         self.step()?;
-        self.inner.create(path, bytes, mode)
+        self.inner.create(path, chunks, mode)
     }
     fn remove(&mut self, path: &RelPath) -> io::Result<()> {
         self.step()?;
