@@ -114,6 +114,10 @@ pub struct Locator<'a> {
     pub hint: Option<Hint>,
     /// Lines that must be found first; the old block is sought after them.
     pub anchor: Option<Vec<Line<'a>>>,
+    /// The end of a range (ap `snippet_tail`): the edit covers everything
+    /// from the old block's start to the end of the first match of these
+    /// lines after it.
+    pub range_end: Option<Vec<Line<'a>>>,
     /// The old block must end at the end of the file.
     pub at_eof: bool,
     /// The relaxations tried, in order, after an exact match failed.
@@ -138,6 +142,9 @@ pub enum Relax {
     TrailingWhitespace,
     /// Lines equal once surrounding whitespace is removed.
     Trimmed,
+    /// Lines equal once trimmed and with typographic dashes, quotes and
+    /// spaces folded to ASCII.
+    Normalized,
 }
 
 impl Relax {
@@ -145,6 +152,7 @@ impl Relax {
         match self {
             Relax::TrailingWhitespace => "ignoring trailing whitespace",
             Relax::Trimmed => "ignoring leading and trailing whitespace",
+            Relax::Normalized => "ignoring whitespace and typographic punctuation",
         }
     }
 }

@@ -11,7 +11,7 @@ use super::seek::FileText;
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, TargetLabel};
 use crate::ir::{
-    Action, Edit, FileOp, Hint, Line, NewLine, NewText, Patch, PathRef, Relax, Uniqueness,
+    Action, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Uniqueness,
 };
 use crate::paths::RelPath;
 use crate::validate::check_path;
@@ -398,9 +398,44 @@ struct Locating<'a, 'f> {
 
 /// Why a block was not placed.
 enum Miss {
-    NotFound,
-    Ambiguous(Vec<usize>, Option<Relax>),
+    NotFound(Part),
+    Ambiguous(Part, Vec<usize>, Option<Relax>),
     PastEnd(usize),
+}
+
+/// Which block of a locator missed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Block,
+    Anchor,
+    RangeEnd,
+}
+
+impl Part {
+    fn noun(self) -> &'static str {
+        match self {
+            Part::Block => "hunk context",
+            Part::Anchor => "anchor",
+            Part::RangeEnd => "range end",
+        }
+    }
+
+    fn lines<'e, 'a>(self, edit: &'e Edit<'a>) -> &'e [Line<'a>] {
+        let loc = &edit.locator;
+        match self {
+            Part::Block => &edit.old,
+            Part::Anchor => loc.anchor.as_deref().unwrap_or(&[]),
+            Part::RangeEnd => loc.range_end.as_deref().unwrap_or(&[]),
+        }
+    }
+}
+
+/// Where an edit landed: its first line, how many lines it covers, and the
+/// relaxation that was needed, if any.
+struct Found {
+    start: usize,
+    len: usize,
+    relax: Option<Relax>,
 }
 
 impl Locating<'_, '_> {
@@ -424,7 +459,7 @@ impl Locating<'_, '_> {
         let mut cursor = 0;
         for (i, edit) in edits.iter().enumerate() {
             match self.locate(edit, drift, cursor) {
-                Ok((start, relax)) => {
+                Ok(Found { start, len, relax }) => {
                     if let Some(Hint::Near(h)) = edit.locator.hint {
                         let expected = h.saturating_add_signed(drift);
                         if start != expected {
@@ -460,10 +495,10 @@ impl Locating<'_, '_> {
                             .note("context lines keep the file's own text"),
                         );
                     }
-                    cursor = start + edit.old.len();
+                    cursor = start + len;
                     regions.push(Region {
                         start,
-                        len: edit.old.len(),
+                        len,
                         edit: i,
                     });
                 }
@@ -492,12 +527,7 @@ impl Locating<'_, '_> {
         regions
     }
 
-    fn locate(
-        &self,
-        edit: &Edit,
-        drift: isize,
-        cursor: usize,
-    ) -> Result<(usize, Option<Relax>), Miss> {
+    fn locate(&self, edit: &Edit, drift: isize, cursor: usize) -> Result<Found, Miss> {
         let loc = &edit.locator;
         let file = self.file;
         let n = edit.old.len();
@@ -512,37 +542,74 @@ impl Locating<'_, '_> {
         if let Some(Hint::From(h)) = loc.hint {
             from = from.max(h);
         }
+        let mut first_only = loc.uniqueness == Uniqueness::FirstAfterCursor;
+        let anchor = loc.anchor.as_deref().filter(|a| !a.is_empty());
+        if let Some(anchor) = anchor {
+            // The anchor obeys the edit's uniqueness rule; the block is then
+            // the first match after it.
+            let (at, _) = self.search(anchor, from, loc, first_only, false, Part::Anchor)?;
+            from = at + anchor.len();
+            first_only = true;
+        }
         if n == 0 {
-            let at = if loc.at_eof {
-                file.len()
-            } else {
-                near.unwrap_or(from)
+            let at = match (loc.at_eof, anchor) {
+                (true, _) => file.len(),
+                (false, Some(_)) => from,
+                (false, None) => near.unwrap_or(from),
             };
             return if at <= file.len() {
-                Ok((at, None))
+                Ok(Found {
+                    start: at,
+                    len: 0,
+                    relax: None,
+                })
             } else {
                 Err(Miss::PastEnd(at))
             };
         }
-        let fits = |start: usize| !loc.at_eof || start + n == file.len();
-        if let Some(h) = near {
-            if fits(h) && file.matches_at(h, &edit.old, None) {
-                return Ok((h, None));
+        let exact_at_hint = near.filter(|&h| {
+            h >= from && (!loc.at_eof || h + n == file.len()) && file.matches_at(h, &edit.old, None)
+        });
+        let (start, relax) = match exact_at_hint {
+            Some(h) => (h, None),
+            None => self.search(&edit.old, from, loc, first_only, loc.at_eof, Part::Block)?,
+        };
+        let len = match loc.range_end.as_deref().filter(|t| !t.is_empty()) {
+            Some(tail) => {
+                let (at, _) = self.search(tail, start + n, loc, true, false, Part::RangeEnd)?;
+                at + tail.len() - start
             }
-        }
+            None => n,
+        };
+        Ok(Found { start, len, relax })
+    }
+
+    /// Finds `block` at or after `from`: exact first, then each relaxation.
+    /// Several matches are an error unless `first_only`.
+    fn search(
+        &self,
+        block: &[Line],
+        from: usize,
+        loc: &Locator,
+        first_only: bool,
+        at_eof: bool,
+        part: Part,
+    ) -> Result<(usize, Option<Relax>), Miss> {
+        let fits = |start: usize| !at_eof || start + block.len() == self.file.len();
         for relax in std::iter::once(None).chain(loc.relax.iter().copied().map(Some)) {
-            let found: Vec<usize> = file
-                .find_all(&edit.old, relax, from)
+            let found: Vec<usize> = self
+                .file
+                .find_all(block, relax, from)
                 .into_iter()
                 .filter(|&s| fits(s))
                 .collect();
-            match (loc.uniqueness, found.len()) {
+            match (first_only, found.len()) {
                 (_, 0) => continue,
-                (Uniqueness::FirstAfterCursor, _) | (_, 1) => return Ok((found[0], relax)),
-                _ => return Err(Miss::Ambiguous(found, relax)),
+                (true, _) | (_, 1) => return Ok((found[0], relax)),
+                _ => return Err(Miss::Ambiguous(part, found, relax)),
             }
         }
-        Err(Miss::NotFound)
+        Err(Miss::NotFound(part))
     }
 
     fn miss(&self, edit: &Edit, miss: Miss, drift: isize) -> Diagnostic {
@@ -560,7 +627,8 @@ impl Locating<'_, '_> {
             .at(edit.span, "this hunk has no context lines to place it")
             .path(rel.as_str())
             .hint("add a few unchanged context lines around the insertion, and fix the hunk header's line number"),
-            Miss::Ambiguous(found, relax) => {
+            Miss::Ambiguous(part, found, relax) => {
+                let lines = part.lines(edit);
                 let where_ = found
                     .iter()
                     .map(|&s| match hint_line {
@@ -572,7 +640,7 @@ impl Locating<'_, '_> {
                 let how = relax.map_or(String::new(), |r| format!(" ({})", r.describe()));
                 let mut d = Diagnostic::new(
                     Code::AmbiguousContext,
-                    format!("hunk context matches {} places in `{rel}`{how}", found.len()),
+                    format!("{} matches {} places in `{rel}`{how}", part.noun(), found.len()),
                 )
                 .at(edit.span, "this block occurs more than once")
                 .path(rel.as_str())
@@ -582,21 +650,23 @@ impl Locating<'_, '_> {
                     if hint_line.is_some() { ", or correct the start line in the hunk header" } else { "" }
                 ));
                 for &s in found.iter().take(5) {
-                    d = d.target(self.target(s, s + edit.old.len(), format!("candidate at line {}", s + 1)));
+                    d = d.target(self.target(s, s + lines.len(), format!("candidate at line {}", s + 1)));
                 }
                 d
             }
-            Miss::NotFound => {
-                let mut d = Diagnostic::new(Code::ContextNotFound, format!("hunk context not found in `{rel}`"))
-                    .at(edit.span, format!("these {} line(s) do not occur in the file", edit.old.len()))
+            Miss::NotFound(part) => {
+                let lines = part.lines(edit);
+                let place = if part == Part::RangeEnd { " after the start of the range" } else { "" };
+                let mut d = Diagnostic::new(Code::ContextNotFound, format!("{} not found in `{rel}`{place}", part.noun()))
+                    .at(edit.span, format!("these {} line(s) do not occur in the file", lines.len()))
                     .path(rel.as_str());
-                if self.already_applied(edit) {
+                if part == Part::Block && self.already_applied(edit) {
                     d = d.note("the file already has this hunk's result: the patch may have been applied before");
                 }
-                match self.file.nearest(&edit.old, hint_line) {
+                match self.file.nearest(lines, hint_line) {
                     Some(start) => {
-                        let end = (start + edit.old.len()).min(self.file.len());
-                        let (summary, notes) = self.differences(edit, start);
+                        let end = (start + lines.len()).min(self.file.len());
+                        let (summary, notes) = self.differences(lines, start);
                         d = d.target(self.target(start, end, format!("nearest text: {summary}")));
                         for note in notes {
                             d = d.note(note);
@@ -631,9 +701,9 @@ impl Locating<'_, '_> {
     }
 
     /// What differs between the old block and the file at `start`.
-    fn differences(&self, edit: &Edit, start: usize) -> (String, Vec<String>) {
+    fn differences(&self, lines: &[Line], start: usize) -> (String, Vec<String>) {
         let (mut indent, mut trailing, mut changed, mut missing) = (0, 0, vec![], 0);
-        for (j, line) in edit.old.iter().enumerate() {
+        for (j, line) in lines.iter().enumerate() {
             let at = start + j;
             if at >= self.file.len() {
                 missing += 1;
@@ -745,4 +815,161 @@ fn assemble<'p>(file: &FileText, edits: &'p [Edit<'_>], regions: &[Region]) -> P
         _ => {}
     }
     out.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    //! The locator features no udiff fixture reaches: anchors, range ends,
+    //! the cursor rule and the normalised pass, on hand-built edits.
+    use super::*;
+    use crate::apply::MemTree;
+    use crate::error::Code;
+    use crate::ir::Span;
+
+    fn lines(texts: &[&'static str]) -> Vec<Line<'static>> {
+        texts
+            .iter()
+            .map(|t| Line {
+                text: (*t).into(),
+                span: Span::default(),
+            })
+            .collect()
+    }
+
+    fn edit(
+        old: &[&'static str],
+        add: &[&'static str],
+        locator: Locator<'static>,
+    ) -> Edit<'static> {
+        Edit {
+            old: lines(old),
+            new: lines(add).into_iter().map(NewLine::Add).collect(),
+            old_no_eol: false,
+            new_no_eol: false,
+            locator,
+            span: Span::default(),
+        }
+    }
+
+    fn locator(uniqueness: Uniqueness) -> Locator<'static> {
+        Locator {
+            hint: None,
+            anchor: None,
+            range_end: None,
+            at_eof: false,
+            relax: &[],
+            uniqueness,
+        }
+    }
+
+    /// Applies `edits` to `f.txt` holding `text`: the new text, or the codes.
+    fn check(text: &str, edits: Vec<Edit<'static>>) -> Result<String, Vec<(Code, String)>> {
+        let tree = MemTree::default().with_file("f.txt", text);
+        let path = PathRef {
+            text: "f.txt".into(),
+            span: Span::default(),
+        };
+        let op = FileOp {
+            path,
+            action: Action::Modify {
+                edits,
+                move_to: None,
+            },
+            span: Span::default(),
+        };
+        let patch = Patch {
+            files: vec![op],
+            ignored_metadata: vec![],
+        };
+        let plan = plan(&patch, &tree, None).map_err(|ds| {
+            ds.into_iter()
+                .map(|d| (d.code, d.message))
+                .collect::<Vec<_>>()
+        })?;
+        Ok(match &plan.changes[0] {
+            Change::Write { output, .. } => String::from_utf8(output.to_vec()).unwrap(),
+            other => format!("{other:?}"),
+        })
+    }
+
+    #[test]
+    fn anchor_scopes_the_block() {
+        let text = "fn a() {\n    x = 1;\n}\nfn b() {\n    x = 1;\n}\n";
+        let mut loc = locator(Uniqueness::UniqueInFile);
+        assert_eq!(
+            check(
+                text,
+                vec![edit(&["    x = 1;"], &["    x = 2;"], loc.clone())]
+            )
+            .unwrap_err()[0]
+                .0,
+            Code::AmbiguousContext
+        );
+        loc.anchor = Some(lines(&["fn b() {"]));
+        assert_eq!(
+            check(
+                text,
+                vec![edit(&["    x = 1;"], &["    x = 2;"], loc.clone())]
+            )
+            .unwrap(),
+            text.replace("fn b() {\n    x = 1;", "fn b() {\n    x = 2;")
+        );
+        // A pure insertion goes right after the anchor.
+        assert_eq!(
+            check(text, vec![edit(&[], &["    y = 0;"], loc.clone())]).unwrap(),
+            text.replace("fn b() {\n", "fn b() {\n    y = 0;\n")
+        );
+        loc.anchor = Some(lines(&["fn c() {"]));
+        let errs = check(text, vec![edit(&["    x = 1;"], &[], loc.clone())]).unwrap_err();
+        assert_eq!(errs[0].0, Code::ContextNotFound);
+        assert!(errs[0].1.starts_with("anchor not found"), "{}", errs[0].1);
+        loc.anchor = Some(lines(&["}"]));
+        let errs = check(text, vec![edit(&["    x = 1;"], &[], loc)]).unwrap_err();
+        assert_eq!(errs[0].0, Code::AmbiguousContext);
+        assert!(
+            errs[0].1.starts_with("anchor matches 2 places"),
+            "{}",
+            errs[0].1
+        );
+    }
+
+    #[test]
+    fn range_end_extends_the_region() {
+        let mut loc = locator(Uniqueness::UniqueInFile);
+        loc.range_end = Some(lines(&["end"]));
+        let text = "start\na\nb\nend\nafter\n";
+        assert_eq!(
+            check(text, vec![edit(&["start"], &["X"], loc.clone())]).unwrap(),
+            "X\nafter\n"
+        );
+        let errs = check("start\na\n", vec![edit(&["start"], &["X"], loc)]).unwrap_err();
+        assert!(
+            errs[0].1.starts_with("range end not found"),
+            "{}",
+            errs[0].1
+        );
+    }
+
+    #[test]
+    fn cursor_rule_takes_the_first_match_after_the_previous_edit() {
+        let loc = locator(Uniqueness::FirstAfterCursor);
+        let edits = vec![
+            edit(&["x"], &["one"], loc.clone()),
+            edit(&["x"], &["two"], loc),
+        ];
+        assert_eq!(check("x\nx\nx\n", edits).unwrap(), "one\ntwo\nx\n");
+    }
+
+    #[test]
+    fn normalised_pass_folds_typographic_punctuation_and_keeps_file_text() {
+        let mut loc = locator(Uniqueness::UniqueInFile);
+        loc.relax = &[Relax::Trimmed, Relax::Normalized];
+        let mut e = edit(&["say(\"hi\") - ok", "next"], &["added"], loc);
+        e.new = vec![NewLine::Keep(0), NewLine::Add(lines(&["added"]).remove(0))];
+        let text = "  say(\u{201C}hi\u{201D}) \u{2014} ok\nnext\n";
+        assert_eq!(
+            check(text, vec![e]).unwrap(),
+            "  say(\u{201C}hi\u{201D}) \u{2014} ok\nadded\n"
+        );
+    }
 }

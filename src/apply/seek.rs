@@ -11,6 +11,7 @@
 //! so a patch with many hunks stays linear in file size plus hunk lines.
 //! The nearest-region search for error messages uses the same index.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 
@@ -22,7 +23,7 @@ pub struct FileText<'a> {
     /// Byte offset of each line's start; one more entry holds `text.len()`.
     /// `u32` halves the index; the planner refuses files of 4 GiB or more.
     starts: Vec<u32>,
-    indexes: [OnceCell<HashMap<&'a str, Vec<u32>>>; 3],
+    indexes: [OnceCell<HashMap<Cow<'a, str>, Vec<u32>>>; 4],
 }
 
 impl<'a> FileText<'a> {
@@ -74,14 +75,15 @@ impl<'a> FileText<'a> {
         (s, s + self.text[s..e].trim_end_matches(['\n', '\r']).len())
     }
 
-    fn index(&self, relax: Option<Relax>) -> &HashMap<&'a str, Vec<u32>> {
+    fn index(&self, relax: Option<Relax>) -> &HashMap<Cow<'a, str>, Vec<u32>> {
         let slot = match relax {
             None => 0,
             Some(Relax::TrailingWhitespace) => 1,
             Some(Relax::Trimmed) => 2,
+            Some(Relax::Normalized) => 3,
         };
         self.indexes[slot].get_or_init(|| {
-            let mut map: HashMap<&'a str, Vec<u32>> = HashMap::new();
+            let mut map: HashMap<Cow<'a, str>, Vec<u32>> = HashMap::new();
             for i in 0..self.len() {
                 map.entry(key(self.line(i), relax))
                     .or_default()
@@ -110,7 +112,7 @@ impl<'a> FileText<'a> {
                 (
                     j,
                     index
-                        .get(key(&l.text, relax))
+                        .get(key(&l.text, relax).as_ref())
                         .map_or(&[][..], Vec::as_slice),
                 )
             })
@@ -153,12 +155,33 @@ impl<'a> FileText<'a> {
 }
 
 /// A line as a pass compares it.
-pub fn key(line: &str, relax: Option<Relax>) -> &str {
+pub fn key(line: &str, relax: Option<Relax>) -> Cow<'_, str> {
     match relax {
-        None => line,
-        Some(Relax::TrailingWhitespace) => line.trim_end(),
-        Some(Relax::Trimmed) => line.trim(),
+        None => Cow::Borrowed(line),
+        Some(Relax::TrailingWhitespace) => Cow::Borrowed(line.trim_end()),
+        Some(Relax::Trimmed) => Cow::Borrowed(line.trim()),
+        Some(Relax::Normalized) => normalize(line.trim()),
     }
+}
+
+/// Folds the typographic punctuation and spaces models write for ASCII
+/// (the same classes Codex's `apply_patch` folds): dashes to `-`, single
+/// quotes to `'`, double quotes to `"`, exotic spaces to ` `.
+fn normalize(line: &str) -> Cow<'_, str> {
+    if line.is_ascii() {
+        return Cow::Borrowed(line);
+    }
+    Cow::Owned(
+        line.chars()
+            .map(|c| match c {
+                '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+                '\u{2018}'..='\u{201B}' => '\'',
+                '\u{201C}'..='\u{201F}' => '"',
+                '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+                c => c,
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -204,6 +227,15 @@ mod tests {
             vec![3]
         );
         assert_eq!(f.find_all(&block(&["q"]), None, 0), Vec::<usize>::new());
+        let typo = FileText::new("say(\u{201C}hi\u{201D}) \u{2014} ok\n");
+        assert_eq!(
+            typo.find_all(&block(&["say(\"hi\") - ok"]), Some(Relax::Trimmed), 0),
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            typo.find_all(&block(&["  say(\"hi\") - ok"]), Some(Relax::Normalized), 0),
+            vec![0]
+        );
     }
 
     #[test]

@@ -330,6 +330,7 @@ impl<'a> Lower<'a> {
             locator: Locator {
                 hint: None,
                 anchor: None,
+                range_end: None,
                 at_eof: false,
                 relax: &[Relax::TrailingWhitespace],
                 uniqueness: Uniqueness::UniqueInFile,
