@@ -144,10 +144,11 @@ fn parse_format(name: &str) -> Result<Option<Format>, String> {
 ///
 /// Rust's runtime start-up asks glibc for the main thread's stack bounds,
 /// and glibc reads `/proc/self/maps` to answer: about 0.2 ms, a sixth of
-/// what applying a small patch costs in all. Skipping it loses only the
-/// "stack overflow" message (the parser runs on its own thread behind pest's
-/// stack guard) and leaves SIGPIPE at its default, so `grammar-patch grammar
-/// udiff | head` ends quietly, as Unix tools do.
+/// what applying a small patch costs in all (pest's stack guard asks once
+/// more, lazily, but only when a patch is parsed). Skipping it loses only
+/// the "stack overflow" message (the parser stays behind pest's stack guard)
+/// and leaves SIGPIPE at its default, so `grammar-patch grammar udiff | head`
+/// ends quietly, as Unix tools do.
 #[unsafe(no_mangle)]
 pub extern "C" fn main(
     _argc: std::ffi::c_int,

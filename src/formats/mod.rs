@@ -109,31 +109,7 @@ fn is_ap_header(line: &str) -> bool {
 
 /// Parses `text[body]` in `format`. Spans in the result are offsets into `text`.
 /// Returns the patch with its warnings, or every error found.
-///
-/// The parser runs on its own thread, with a stack of known size: pest's
-/// stack guard (which keeps deeply nested input from overflowing) asks glibc
-/// for the stack bounds, and for the main thread glibc answers by reading
-/// `/proc/self/maps`, which costs more than parsing a small patch.
 pub fn parse(
-    format: Format,
-    text: &str,
-    body: Span,
-) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("parse".into())
-            .stack_size(8 << 20)
-            .spawn_scoped(scope, || parse_here(format, text, body));
-        match worker {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => parse_here(format, text, body),
-        }
-    })
-}
-
-fn parse_here(
     format: Format,
     text: &str,
     body: Span,
