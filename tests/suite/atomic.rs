@@ -115,15 +115,20 @@ fn mem_before() -> MemTree {
         .with_file("z.txt", "z\n")
 }
 
-fn steps_of_success() -> usize {
-    let mut tree = Faulty::new(mem_before(), usize::MAX);
-    let outcome = run(
+/// Applies `PATCH` to `tree` for real.
+fn apply(tree: &mut dyn FileTree) -> grammar_patch::Outcome {
+    run(
         PATCH,
         None,
         Mode::Apply { dry_run: false },
-        Some(&mut tree),
+        Some(tree),
         None,
-    );
+    )
+}
+
+fn steps_of_success() -> usize {
+    let mut tree = Faulty::new(mem_before(), usize::MAX);
+    let outcome = apply(&mut tree);
     assert!(outcome.ok(), "{:?}", outcome.diagnostics);
     assert_eq!(tree.inner.files.len(), 4);
     tree.steps.get()
@@ -136,13 +141,7 @@ fn every_failing_step_leaves_memory_tree_unchanged() {
     for k in 0..n {
         let before = mem_before();
         let mut tree = Faulty::new(before.clone(), k);
-        let outcome = run(
-            PATCH,
-            None,
-            Mode::Apply { dry_run: false },
-            Some(&mut tree),
-            None,
-        );
+        let outcome = apply(&mut tree);
         let err = outcome
             .diagnostics
             .iter()
@@ -211,13 +210,7 @@ fn every_failing_step_leaves_disk_tree_unchanged() {
         disk_before(tmp.path());
         let before = disk_state(tmp.path());
         let mut tree = Faulty::new(DiskTree::new(tmp.path()).unwrap(), k);
-        let outcome = run(
-            PATCH,
-            None,
-            Mode::Apply { dry_run: false },
-            Some(&mut tree),
-            None,
-        );
+        let outcome = apply(&mut tree);
         assert_eq!(
             outcome
                 .diagnostics
@@ -236,13 +229,7 @@ fn every_failing_step_leaves_disk_tree_unchanged() {
     let tmp = tempfile::tempdir().unwrap();
     disk_before(tmp.path());
     let mut tree = DiskTree::new(tmp.path()).unwrap();
-    let outcome = run(
-        PATCH,
-        None,
-        Mode::Apply { dry_run: false },
-        Some(&mut tree),
-        None,
-    );
+    let outcome = apply(&mut tree);
     assert!(outcome.ok(), "{:?}", outcome.diagnostics);
     assert_eq!(
         super::support::mode_of(&tmp.path().join("lib/new.rs")),

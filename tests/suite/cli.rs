@@ -11,6 +11,23 @@ fn bin() -> Command {
     c
 }
 
+/// The binary with these arguments.
+fn gp(args: &[&str]) -> Command {
+    let mut c = bin();
+    c.args(args);
+    c
+}
+
+/// The exit status of the binary with these arguments and no input.
+fn status(args: &[&str]) -> Option<i32> {
+    gp(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+        .status
+        .code()
+}
+
 fn run_with_stdin(mut cmd: Command, stdin: &str) -> Output {
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -131,23 +148,9 @@ fn text_output_summarises_and_renders_plain_diagnostics() {
 
 #[test]
 fn lint_without_root_checks_the_patch_alone() {
-    let out = run_with_stdin(
-        {
-            let mut c = bin();
-            c.arg("lint");
-            c
-        },
-        PATCH,
-    );
+    let out = run_with_stdin(gp(&["lint"]), PATCH);
     assert_eq!(out.status.code(), Some(0));
-    let out = run_with_stdin(
-        {
-            let mut c = bin();
-            c.arg("lint");
-            c
-        },
-        "--- a/f\n+++ b/f\n@@ -1 +1 @@\nno prefix\n",
-    );
+    let out = run_with_stdin(gp(&["lint"]), "--- a/f\n+++ b/f\n@@ -1 +1 @@\nno prefix\n");
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -158,28 +161,13 @@ fn lint_without_root_checks_the_patch_alone() {
 
 #[test]
 fn usage_and_io_errors_exit_2() {
-    let out = bin()
-        .args(["apply", "/nonexistent/patch.diff"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = bin()
-        .args(["apply", "--format", "nope", "-"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = bin()
-        .args(["apply", "--root", "/nonexistent/dir", "-"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let out = bin()
-        .args(["grammar", "udiff", "--id", "0123abcd"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(status(&["apply", "/nonexistent/patch.diff"]), Some(2));
+    assert_eq!(status(&["apply", "--format", "nope", "-"]), Some(2));
+    assert_eq!(
+        status(&["apply", "--root", "/nonexistent/dir", "-"]),
+        Some(2)
+    );
+    assert_eq!(status(&["grammar", "udiff", "--id", "0123abcd"]), Some(2));
 }
 
 #[test]
@@ -199,26 +187,12 @@ fn grammar_formats_detect() {
     );
     let out = bin().arg("formats").output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().starts_with("udiff "));
-    let out = run_with_stdin(
-        {
-            let mut c = bin();
-            c.arg("detect");
-            c
-        },
-        PATCH,
-    );
+    let out = run_with_stdin(gp(&["detect"]), PATCH);
     assert_eq!(
         (out.status.code(), String::from_utf8(out.stdout).unwrap()),
         (Some(0), "udiff\n".to_string())
     );
-    let out = run_with_stdin(
-        {
-            let mut c = bin();
-            c.arg("detect");
-            c
-        },
-        "hello\n",
-    );
+    let out = run_with_stdin(gp(&["detect"]), "hello\n");
     assert_eq!(out.status.code(), Some(1));
 }
 
