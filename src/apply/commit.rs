@@ -21,6 +21,7 @@ enum Undo<'p> {
     Remove(RelPath),
     Recreate(&'p RelPath, &'p [u8], u32),
     RemoveDir(RelPath),
+    CreateDir(RelPath),
 }
 
 /// Writes the plan, or restores every step already taken and reports the
@@ -73,6 +74,7 @@ fn step<'p>(
         } => {
             tree.remove(path).map_err(at(path))?;
             journal.push(Undo::Recreate(path, original.as_bytes(), *mode));
+            prune_empty_parents(path, tree, journal)?;
         }
         Change::Move {
             from,
@@ -86,6 +88,7 @@ fn step<'p>(
             journal.push(Undo::Remove(to.clone()));
             tree.remove(from).map_err(at(from))?;
             journal.push(Undo::Recreate(from, output.original.as_bytes(), *mode));
+            prune_empty_parents(from, tree, journal)?;
         }
         Change::CreateDir { path } => {
             make_parents(path, tree, journal)?;
@@ -111,6 +114,23 @@ fn make_parents(
     Ok(())
 }
 
+/// Removes the directories that removing `path` left empty, innermost
+/// first, as git does (it cannot keep an empty directory either).
+fn prune_empty_parents(
+    path: &RelPath,
+    tree: &mut dyn FileTree,
+    journal: &mut Vec<Undo<'_>>,
+) -> Result<(), StepError> {
+    for dir in path.ancestors().into_iter().rev() {
+        match tree.remove_dir(&dir) {
+            Ok(()) => journal.push(Undo::CreateDir(dir)),
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => break,
+            Err(e) => return Err((dir, e)),
+        }
+    }
+    Ok(())
+}
+
 /// Undoes the journal, newest first; returns the paths it could not restore.
 fn rollback(journal: Vec<Undo>, tree: &mut dyn FileTree) -> Vec<String> {
     let mut failed = vec![];
@@ -130,6 +150,10 @@ fn rollback(journal: Vec<Undo>, tree: &mut dyn FileTree) -> Vec<String> {
             }
             Undo::RemoveDir(path) => {
                 let r = tree.remove_dir(&path);
+                (path, r)
+            }
+            Undo::CreateDir(path) => {
+                let r = tree.create_dir(&path);
                 (path, r)
             }
         };

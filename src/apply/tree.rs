@@ -34,6 +34,7 @@ pub trait FileTree {
     fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()>;
     fn remove(&mut self, path: &RelPath) -> io::Result<()>;
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()>;
+    /// Removes an empty directory; `DirectoryNotEmpty` if it is not empty.
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()>;
 }
 
@@ -137,8 +138,14 @@ impl FileTree for MemTree {
             .keys()
             .chain(self.dirs.iter())
             .any(|k| k.starts_with(&prefix));
-        if busy || !self.dirs.remove(path.as_str()) {
-            return Err(io::Error::other(format!("{path}: cannot remove")));
+        if busy {
+            return Err(io::Error::new(
+                io::ErrorKind::DirectoryNotEmpty,
+                format!("{path}: not empty"),
+            ));
+        }
+        if !self.dirs.remove(path.as_str()) {
+            return Err(not_found(path));
         }
         Ok(())
     }

@@ -1,18 +1,24 @@
-//! One runner for every fixture directory:
+//! One runner for every fixture directory, in the layout of the shared peer
+//! suites (`../shared/peer-suites/README.md`), so they drop in unchanged:
 //!
 //! ```text
 //! tests/fixtures/<format>/<case>/
 //!   before/             the tree before (absent: empty)
-//!   patch.<format>      the patch; `{ROOT}` stands for the root's absolute path
-//!   after/              the tree after (absent: empty) ...
-//!   expected_error      ... or the code of the first error; the tree must not change
-//!   expected_warnings   warning codes, one per line (absent: none)
+//!   patch               the patch, byte for byte; `{ROOT}` stands for the root's absolute path
+//!   after/              the exact tree after (absent: empty) ...
+//!   expect-error        ... or the code of the first error; the tree must not change
+//!   expect-warnings     warning codes, one per line (absent: none)
+//!   twice               apply the same patch again: it must succeed and change nothing
+//!   args                extra arguments (`--format F`)
+//!   before-empty-dirs, after-empty-dirs   empty directories git cannot store, one per line
 //!   modes               `path octal-mode` lines: set before, checked after
 //!   links               `path target` lines: symbolic links added to before/
 //! ```
 //!
-//! Links are listed rather than committed because a link that leaves the
-//! tree (the point of those cases) would send cargo's file scan through it.
+//! "Exact tree" means the same files with the same bytes and the same
+//! directories. Links are listed rather than committed because a link that
+//! leaves the tree (the point of those cases) would send cargo's file scan
+//! through it.
 //!
 //! Each case runs twice: on disk (a temporary copy, through `DiskTree`) and
 //! in memory (`MemTree`), and both must agree with the expectation. The
@@ -37,10 +43,13 @@ struct Case {
     name: String,
     dir: PathBuf,
     patch: String,
+    /// `--format` from `args`; `None` detects.
+    forced: Option<Format>,
     before: Snapshot,
     after: Snapshot,
     error: Option<String>,
     warnings: Vec<String>,
+    twice: bool,
     modes: BTreeMap<String, u32>,
 }
 
@@ -66,38 +75,65 @@ pub fn cases(format: Format) -> Vec<(String, PathBuf)> {
     out
 }
 
-fn load(format: Format, name: String, dir: PathBuf) -> Case {
-    let patch = fs::read(dir.join(format!("patch.{}", format.name()))).expect("patch file");
-    let mut warnings: Vec<String> = read_opt(&dir.join("expected_warnings"))
+/// Lines of an optional file.
+fn lines_of(path: &Path) -> Vec<String> {
+    read_opt(path)
         .map(|s| {
             s.lines()
-                .map(str::to_string)
+                .map(str::trim)
                 .filter(|l| !l.is_empty())
+                .map(str::to_string)
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// A tree directory plus the empty directories listed beside it.
+fn tree(dir: &Path, name: &str) -> Snapshot {
+    let mut snap = Snapshot::load(&dir.join(name));
+    for empty in lines_of(&dir.join(format!("{name}-empty-dirs"))) {
+        let path = empty.trim_end_matches('/');
+        for (i, _) in path.match_indices('/') {
+            snap.dirs.insert(path[..i].to_string());
+        }
+        snap.dirs.insert(path.to_string());
+    }
+    snap
+}
+
+fn load(format: Format, name: String, dir: PathBuf) -> Case {
+    let patch = fs::read(dir.join("patch")).expect("patch file");
+    let mut warnings = lines_of(&dir.join("expect-warnings"));
     warnings.sort();
-    let modes = read_opt(&dir.join("modes"))
-        .map(|s| {
-            s.lines()
-                .filter_map(|l| l.split_once(' '))
-                .map(|(p, m)| (p.to_string(), u32::from_str_radix(m.trim(), 8).unwrap()))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut before = Snapshot::load(&dir.join("before"));
-    for line in read_opt(&dir.join("links")).unwrap_or_default().lines() {
+    let modes = lines_of(&dir.join("modes"))
+        .iter()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(p, m)| (p.to_string(), u32::from_str_radix(m.trim(), 8).unwrap()))
+        .collect();
+    let mut before = tree(&dir, "before");
+    for line in lines_of(&dir.join("links")) {
         if let Some((path, target)) = line.split_once(' ') {
             before.links.insert(path.to_string(), target.to_string());
+        }
+    }
+    let args = read_opt(&dir.join("args")).unwrap_or_default();
+    let mut words = args.split_whitespace();
+    let mut forced = None;
+    while let Some(word) = words.next() {
+        match word {
+            "--format" => forced = words.next().and_then(Format::from_name),
+            other => panic!("{}: unsupported argument {other}", dir.display()),
         }
     }
     Case {
         format,
         patch: String::from_utf8(patch).expect("UTF-8 patch"),
+        forced,
         before,
-        after: Snapshot::load(&dir.join("after")),
-        error: read_opt(&dir.join("expected_error")).map(|s| s.trim().to_string()),
+        after: tree(&dir, "after"),
+        error: read_opt(&dir.join("expect-error")).map(|s| s.trim().to_string()),
         warnings,
+        twice: dir.join("twice").exists(),
         modes,
         name,
         dir,
@@ -160,21 +196,43 @@ fn check(case: &Case, how: &str, outcome: &Outcome, tree_after: &Snapshot) -> Ve
     problems
 }
 
+/// Applies the case's patch to `tree` for real.
+fn apply(case: &Case, patch: &str, tree: &mut dyn FileTree, root: &Path) -> Outcome {
+    run(
+        patch,
+        case.forced,
+        Mode::Apply { dry_run: false },
+        Some(tree),
+        Some(root),
+    )
+}
+
+/// With `twice`: the same patch again must succeed and leave the tree as it is.
+fn again(case: &Case, how: &str, outcome: Outcome, after: &Snapshot) -> Vec<String> {
+    let first_error = outcome.diagnostics.iter().find(|d| d.is_error());
+    match first_error {
+        None if after == &case.after => vec![],
+        None => vec![format!(
+            "{how}, second run: the tree changed:\n{}",
+            describe_difference(&case.after, after)
+        )],
+        Some(e) => vec![format!("{how}, second run: {} ({})", e.code, e.message)],
+    }
+}
+
 fn run_on_disk(case: &Case) -> (Outcome, Vec<String>) {
     let tmp = tempfile::tempdir().unwrap();
     case.before.write(tmp.path(), &case.modes);
     let mut tree = DiskTree::new(tmp.path()).unwrap();
     let root = tree.root().to_path_buf();
     let patch = case.patch.replace("{ROOT}", root.to_str().unwrap());
-    let outcome = run(
-        &patch,
-        None,
-        Mode::Apply { dry_run: false },
-        Some(&mut tree as &mut dyn FileTree),
-        Some(&root),
-    );
+    let outcome = apply(case, &patch, &mut tree, &root);
     let after = Snapshot::load(tmp.path());
     let mut problems = check(case, "disk", &outcome, &after);
+    if case.twice && problems.is_empty() {
+        let second = apply(case, &patch, &mut tree, &root);
+        problems.extend(again(case, "disk", second, &Snapshot::load(tmp.path())));
+    }
     if case.error.is_none() {
         for (path, mode) in &case.modes {
             let got = mode_of(&tmp.path().join(path));
@@ -193,14 +251,12 @@ fn run_in_memory(case: &Case) -> Option<(Outcome, Vec<String>)> {
     let mut tree: MemTree = case.before.to_mem();
     let patch = case.patch.replace("{ROOT}", MEM_ROOT);
     let root = Path::new(MEM_ROOT);
-    let outcome = run(
-        &patch,
-        None,
-        Mode::Apply { dry_run: false },
-        Some(&mut tree as &mut dyn FileTree),
-        Some(root),
-    );
-    let problems = check(case, "memory", &outcome, &Snapshot::from_mem(&tree));
+    let outcome = apply(case, &patch, &mut tree, root);
+    let mut problems = check(case, "memory", &outcome, &Snapshot::from_mem(&tree));
+    if case.twice && problems.is_empty() {
+        let second = apply(case, &patch, &mut tree, root);
+        problems.extend(again(case, "memory", second, &Snapshot::from_mem(&tree)));
+    }
     Some((outcome, problems))
 }
 
@@ -219,11 +275,7 @@ fn run_format(format: Format) {
             None => disk_outcome,
         };
         if problems.is_empty() && !shown.diagnostics.is_empty() {
-            let rendered = diagnostics::render_plain(
-                &shown.diagnostics,
-                &format!("patch.{}", case.format.name()),
-                &shown.text,
-            );
+            let rendered = diagnostics::render_plain(&shown.diagnostics, "patch", &shown.text);
             insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, description => case.dir.display().to_string().split("tests/").last().unwrap_or_default().to_string() }, {
                 insta::assert_snapshot!(format!("{}__{}", case.format.name(), case.name), rendered);
             });
@@ -253,7 +305,7 @@ fn udiff_fixtures_cover_every_udiff_error_code() {
     use grammar_patch::error::Code;
     let covered: Vec<String> = cases(Format::Udiff)
         .iter()
-        .filter_map(|(_, dir)| read_opt(&dir.join("expected_error")))
+        .filter_map(|(_, dir)| read_opt(&dir.join("expect-error")))
         .map(|s| s.trim().to_string())
         .collect();
     // io_error is raised by the file system, not by a patch: see atomic.rs.

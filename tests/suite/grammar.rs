@@ -95,10 +95,9 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
         let engine = Engine::new(format.lark_grammar().unwrap());
         let mut wrong = vec![];
         for (name, dir) in cases(format) {
-            let patch =
-                std::fs::read_to_string(dir.join(format!("patch.{}", format.name()))).unwrap();
+            let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
             let unwrapped = unwrap(patch);
-            let error = std::fs::read_to_string(dir.join("expected_error"))
+            let error = std::fs::read_to_string(dir.join("expect-error"))
                 .ok()
                 .map(|s| s.trim().to_string());
             let should_accept = match error.as_deref() {

@@ -77,8 +77,8 @@ fn ours(before: &Snapshot, patch: &str) -> Option<Snapshot> {
 fn plain_fixtures_match_git_apply() {
     let mut compared = 0;
     for (name, dir) in cases(Format::Udiff) {
-        let plain = !dir.join("expected_error").exists() && !dir.join("expected_warnings").exists();
-        let patch = std::fs::read_to_string(dir.join("patch.udiff")).unwrap();
+        let plain = !dir.join("expect-error").exists() && !dir.join("expect-warnings").exists();
+        let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
         if !plain || patch.contains("{ROOT}") {
             continue;
         }

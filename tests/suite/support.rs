@@ -1,16 +1,18 @@
 //! Trees as maps, loaded from fixture directories and compared after a run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use grammar_patch::apply::MemTree;
 
-/// A directory's regular files (path -> bytes) and symbolic links (path -> target).
+/// A directory's regular files (path -> bytes), directories and symbolic
+/// links (path -> target).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     pub files: BTreeMap<String, Vec<u8>>,
+    pub dirs: BTreeSet<String>,
     pub links: BTreeMap<String, String>,
 }
 
@@ -33,6 +35,9 @@ impl Snapshot {
                 fs::set_permissions(&p, fs::Permissions::from_mode(*mode)).unwrap();
             }
         }
+        for dir in &self.dirs {
+            fs::create_dir_all(root.join(dir)).unwrap();
+        }
         for (path, target) in &self.links {
             let p = root.join(path);
             fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -42,6 +47,7 @@ impl Snapshot {
 
     pub fn to_mem(&self) -> MemTree {
         let mut tree = MemTree::default();
+        tree.dirs.extend(self.dirs.iter().cloned());
         for (path, bytes) in &self.files {
             tree = tree.with_file(path, "");
             tree.files.get_mut(path).unwrap().0 = bytes.clone();
@@ -56,6 +62,7 @@ impl Snapshot {
                 .iter()
                 .map(|(p, (b, _))| (p.clone(), b.clone()))
                 .collect(),
+            dirs: tree.dirs.clone(),
             links: BTreeMap::new(),
         }
     }
@@ -81,6 +88,7 @@ fn walk(root: &Path, dir: &Path, snap: &mut Snapshot) {
                 fs::read_link(&path).unwrap().to_str().unwrap().to_string(),
             );
         } else if meta.is_dir() {
+            snap.dirs.insert(rel);
             walk(root, &path, snap);
         } else {
             snap.files.insert(rel, fs::read(&path).unwrap());
@@ -109,6 +117,14 @@ pub fn describe_difference(want: &Snapshot, got: &Snapshot) -> String {
     }
     for path in got.files.keys().filter(|p| !want.files.contains_key(*p)) {
         out.push_str(&format!("unexpected {path}\n"));
+    }
+    for dir in want.dirs.symmetric_difference(&got.dirs) {
+        let what = if want.dirs.contains(dir) {
+            "missing"
+        } else {
+            "unexpected"
+        };
+        out.push_str(&format!("{what} directory {dir}/\n"));
     }
     out
 }
