@@ -7,7 +7,7 @@
 mod lark;
 
 /// Each format's grammar file stem and its start rule.
-const GRAMMARS: &[(&str, &str)] = &[("udiff", "patch")];
+const GRAMMARS: &[(&str, &str)] = &[("udiff", "patch"), ("codex", "patch")];
 
 fn main() {
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");

@@ -34,6 +34,32 @@ pub struct Patch<'a> {
     pub files: Vec<FileOp<'a>>,
     /// Metadata lines accepted and ignored (udiff `index`, modes), verbatim.
     pub ignored_metadata: Vec<String>,
+    /// Whether a lone `\r` ends a line in the target files, as Codex reads
+    /// them; udiff follows git, where only `\n` does.
+    pub lone_cr_breaks: bool,
+    /// How this format phrases the fixes the applier suggests.
+    pub advice: Advice,
+}
+
+/// The fixes the applier suggests, in a format's own words.
+#[derive(Debug, Clone, Copy)]
+pub struct Advice {
+    /// How to make an ambiguous block match once.
+    pub disambiguate: &'static str,
+    /// How to create a file instead of editing it.
+    pub create: &'static str,
+    /// How to edit a file instead of creating it.
+    pub update: &'static str,
+}
+
+impl Default for Advice {
+    fn default() -> Self {
+        Advice {
+            disambiguate: "add context lines that occur only near the intended place",
+            create: "create it as a new file instead",
+            update: "edit the existing file instead of creating it",
+        }
+    }
 }
 
 /// A path exactly as the patch names it (after a format's own prefix rules,
@@ -57,9 +83,10 @@ pub enum Action<'a> {
     /// Create a file with this content. Creating a file that exists with the
     /// same content is a no-op; with other content it is `file_exists`.
     Add { content: NewText<'a> },
-    /// Delete a file. The edits, if any, state what is deleted: applied to
-    /// the file they must leave it empty.
-    Delete { edits: Vec<Edit<'a>> },
+    /// Delete a file. With `expect`, the edits state what is deleted:
+    /// applied to the file they must leave it empty (udiff). Without, the
+    /// file goes whatever it holds (codex `*** Delete File:`).
+    Delete { expect: Option<Vec<Edit<'a>>> },
     /// Edit a file in place, then optionally move it.
     Modify {
         edits: Vec<Edit<'a>>,
@@ -164,6 +191,9 @@ pub enum Uniqueness {
     UniqueInFile,
     /// The first match after the previous edit (or the anchor).
     FirstAfterCursor,
+    /// Exactly one match between the end of the previous edit and the end
+    /// of the file (codex hunks without `@@ context` or `@@ :N`).
+    UniqueAfterCursor,
 }
 
 impl FileOp<'_> {

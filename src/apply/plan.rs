@@ -11,7 +11,8 @@ use super::seek::FileText;
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, TargetLabel};
 use crate::ir::{
-    Action, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Uniqueness,
+    Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
+    Uniqueness,
 };
 use crate::paths::RelPath;
 use crate::validate::check_path;
@@ -100,6 +101,8 @@ pub fn plan<'p>(
         let mut cx = OpCx {
             tree,
             root,
+            lone_cr: patch.lone_cr_breaks,
+            advice: patch.advice,
             warnings: &mut plan.warnings,
             errors: &mut errors,
         };
@@ -116,6 +119,9 @@ pub fn plan<'p>(
 
 struct OpCx<'a> {
     tree: &'a dyn FileTree,
+    /// Whether a lone `\r` ends a line (the patch format decides).
+    lone_cr: bool,
+    advice: Advice,
     root: Option<&'a Path>,
     warnings: &'a mut Vec<Diagnostic>,
     errors: &'a mut Vec<Diagnostic>,
@@ -169,7 +175,10 @@ impl OpCx<'_> {
                     Diagnostic::new(Code::FileNotFound, format!("`{rel}` does not exist"))
                         .at(path.span, "no such file under the root")
                         .path(rel.as_str())
-                        .hint("check the path (it is relative to the root), or create the file with `--- /dev/null`"),
+                        .hint(format!(
+                            "check the path (it is relative to the root), or {}",
+                            self.advice.create
+                        )),
                 )
             }
             other => {
@@ -251,10 +260,13 @@ impl OpCx<'_> {
                             return Some(Change::Unchanged { path: rel });
                         }
                         self.fail(
-                            Diagnostic::new(Code::FileExists, format!("`{rel}` already exists with other content"))
-                                .at(op.path.span, "this file would be created")
-                                .path(rel.as_str())
-                                .hint("edit the existing file with `--- a/PATH` and hunks instead of `--- /dev/null`"),
+                            Diagnostic::new(
+                                Code::FileExists,
+                                format!("`{rel}` already exists with other content"),
+                            )
+                            .at(op.path.span, "this file would be created")
+                            .path(rel.as_str())
+                            .hint(self.advice.update),
                         )
                     }
                     _ => self.fail(
@@ -267,8 +279,26 @@ impl OpCx<'_> {
                     ),
                 }
             }
-            Action::Delete { edits } => {
+            Action::Delete { expect } => {
+                if entry == Entry::Dir {
+                    return self.fail(
+                        Diagnostic::new(
+                            Code::FileNotFound,
+                            format!("`{rel}` is a directory, not a file"),
+                        )
+                        .at(op.path.span, "no file to delete here")
+                        .path(rel.as_str())
+                        .hint("delete the files inside it one by one"),
+                    );
+                }
                 let original = self.read_text(&op.path, &rel, entry)?;
+                let Some(edits) = expect else {
+                    return Some(Change::Delete {
+                        path: rel,
+                        original,
+                        mode,
+                    });
+                };
                 let rest = self.edit_text(&rel, original, edits)?;
                 if !rest.is_empty() {
                     let n = rest.to_vec().iter().filter(|&&b| b == b'\n').count().max(1);
@@ -346,11 +376,12 @@ impl OpCx<'_> {
         edits: &'p [Edit<'_>],
     ) -> Option<Output<'p>> {
         let pieces = {
-            let file = FileText::new(&original);
+            let file = FileText::with_breaks(&original, self.lone_cr);
             let target_text: OnceCell<Arc<str>> = OnceCell::new();
             let mut loc = Locating {
                 file: &file,
                 rel,
+                advice: self.advice,
                 target_text: &target_text,
                 warnings: vec![],
                 errors: vec![],
@@ -391,6 +422,7 @@ struct Region {
 struct Locating<'a, 'f> {
     file: &'a FileText<'f>,
     rel: &'a RelPath,
+    advice: Advice,
     target_text: &'a OnceCell<Arc<str>>,
     warnings: Vec<Diagnostic>,
     errors: Vec<Diagnostic>,
@@ -536,7 +568,7 @@ impl Locating<'_, '_> {
             _ => None,
         };
         let mut from = match loc.uniqueness {
-            Uniqueness::FirstAfterCursor => cursor,
+            Uniqueness::FirstAfterCursor | Uniqueness::UniqueAfterCursor => cursor,
             Uniqueness::UniqueInFile => 0,
         };
         if let Some(Hint::From(h)) = loc.hint {
@@ -645,10 +677,7 @@ impl Locating<'_, '_> {
                 .at(edit.span, "this block occurs more than once")
                 .path(rel.as_str())
                 .note(format!("candidates: {where_}"))
-                .hint(format!(
-                    "add context lines that occur only near the intended place{}",
-                    if hint_line.is_some() { ", or correct the start line in the hunk header" } else { "" }
-                ));
+                .hint(self.advice.disambiguate);
                 for &s in found.iter().take(5) {
                     d = d.target(self.target(s, s + lines.len(), format!("candidate at line {}", s + 1)));
                 }
@@ -879,7 +908,7 @@ mod tests {
         };
         let patch = Patch {
             files: vec![op],
-            ignored_metadata: vec![],
+            ..Patch::default()
         };
         let plan = plan(&patch, &tree, None).map_err(|ds| {
             ds.into_iter()

@@ -28,10 +28,24 @@ pub struct FileText<'a> {
 
 impl<'a> FileText<'a> {
     pub fn new(text: &'a str) -> Self {
+        Self::with_breaks(text, false)
+    }
+
+    /// Splits at `\n`, and with `lone_cr` also at a `\r` not followed by `\n`.
+    pub fn with_breaks(text: &'a str, lone_cr: bool) -> Self {
         debug_assert!(text.len() < u32::MAX as usize);
+        let bytes = text.as_bytes();
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+        if lone_cr {
+            starts.extend(
+                memchr::memchr2_iter(b'\n', b'\r', bytes)
+                    .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
+                    .map(|i| i as u32 + 1),
+            );
+        } else {
+            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
+        }
         if *starts.last().unwrap_or(&0) as usize != text.len() {
             starts.push(text.len() as u32);
         }
@@ -207,6 +221,10 @@ mod tests {
         assert_eq!((f.line(1), f.eol(1)), ("b", "\n"));
         assert_eq!((f.line(2), f.eol(2)), ("c", ""));
         assert_eq!(FileText::new("").len(), 0);
+        let cr = FileText::with_breaks("one\r\ntwo\rthree\n", true);
+        assert_eq!(cr.len(), 3);
+        assert_eq!((cr.line(1), cr.eol(1)), ("two", "\r"));
+        assert_eq!(FileText::new("one\r\ntwo\rthree\n").len(), 2);
         assert_eq!(FileText::new("x\n").len(), 1);
     }
 

@@ -10,6 +10,7 @@ use pest::RuleType;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Patch, Span};
 
+pub mod codex;
 pub mod udiff;
 
 /// A patch format.
@@ -51,13 +52,14 @@ impl Format {
 
     /// Whether this build can parse and apply the format.
     pub fn is_supported(self) -> bool {
-        matches!(self, Format::Udiff)
+        matches!(self, Format::Udiff | Format::Codex)
     }
 
     /// The format's pest grammar, the single source of its syntax.
     pub fn pest_grammar(self) -> Option<&'static str> {
         match self {
             Format::Udiff => Some(include_str!("../../grammars/udiff.pest")),
+            Format::Codex => Some(include_str!("../../grammars/codex.pest")),
             _ => None,
         }
     }
@@ -66,6 +68,7 @@ impl Format {
     pub fn lark_grammar(self) -> Option<&'static str> {
         match self {
             Format::Udiff => Some(include_str!(concat!(env!("OUT_DIR"), "/udiff.lark"))),
+            Format::Codex => Some(include_str!(concat!(env!("OUT_DIR"), "/codex.lark"))),
             _ => None,
         }
     }
@@ -81,10 +84,13 @@ impl fmt::Display for Format {
 /// `PATCHSET`; `*** Begin Patch`; `<8 hex> AP 3.x` after `#` comments;
 /// `diff --git` or `--- `.
 pub fn detect(text: &str) -> Option<Format> {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    // A heredoc opener (`apply_patch <<'EOF'`) wraps a codex patch.
+    let line = text.lines().map(str::trim).find(|l| {
+        !l.is_empty()
+            && !l.starts_with('#')
+            && !l.starts_with("<<")
+            && !l.starts_with("apply_patch")
+    })?;
     if line.starts_with("PATCHSET") {
         Some(Format::Repopatch)
     } else if line.starts_with("*** Begin Patch") {
@@ -116,6 +122,7 @@ pub fn parse(
 ) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
     match format {
         Format::Udiff => udiff::parse(text, body),
+        Format::Codex => codex::parse(text, body),
         other => Err(vec![Diagnostic::new(
             Code::UnknownFormat,
             format!("the {other} format is not supported by this build yet"),
@@ -131,6 +138,7 @@ pub fn parse(
 pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeSet<String>> {
     match format {
         Format::Udiff => udiff::rules_used(text),
+        Format::Codex => codex::rules_used(text),
         _ => None,
     }
 }
@@ -142,7 +150,7 @@ pub(crate) fn syntax_error<R: RuleType>(
     text: &str,
     base: usize,
     rule_name: fn(&R) -> String,
-    hint: &str,
+    hint: fn(&[R]) -> &'static str,
 ) -> Diagnostic {
     let pos = base
         + match err.location {
@@ -152,11 +160,16 @@ pub(crate) fn syntax_error<R: RuleType>(
     let pos = pos.min(text.len());
     let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
     let found = &text[pos..line_end];
+    let positives: &[R] = match &err.variant {
+        ErrorVariant::ParsingError { positives, .. } => positives,
+        ErrorVariant::CustomError { .. } => &[],
+    };
+    let advice = hint(positives);
     let expected = match &err.variant {
         ErrorVariant::ParsingError { positives, .. } if !positives.is_empty() => {
             let mut names: Vec<String> = vec![];
             for name in positives.iter().map(rule_name) {
-                if !names.contains(&name) {
+                if !name.is_empty() && !names.contains(&name) {
                     names.push(name);
                 }
             }
@@ -168,7 +181,7 @@ pub(crate) fn syntax_error<R: RuleType>(
                 }
             }
         }
-        ErrorVariant::ParsingError { .. } => "nothing more".to_string(),
+        ErrorVariant::ParsingError { .. } => "something else here".to_string(),
         ErrorVariant::CustomError { message } => message.clone(),
     };
     let label = if found.is_empty() {
@@ -188,5 +201,5 @@ pub(crate) fn syntax_error<R: RuleType>(
     };
     Diagnostic::new(Code::SyntaxError, format!("expected {expected}"))
         .at(Span::new(pos, end), label)
-        .hint(hint)
+        .hint(advice)
 }

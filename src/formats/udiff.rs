@@ -21,8 +21,8 @@ use pest_derive::Parser;
 use super::syntax_error;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Span,
-    Uniqueness,
+    Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
+    Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -67,13 +67,22 @@ const SYNTAX_HINT: &str =
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
 pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
-    let pairs = UdiffParser::parse(Rule::patch, input)
-        .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, SYNTAX_HINT)])?;
+    let pairs = UdiffParser::parse(Rule::patch, input).map_err(|e| {
+        vec![syntax_error(e, text, body.start, rule_name, |_| {
+            SYNTAX_HINT
+        })]
+    })?;
     let mut lower = Lower {
         base: body.start,
         patch: Patch::default(),
         diags: vec![],
         metadata_spans: vec![],
+    };
+    lower.patch.advice = Advice {
+        disambiguate: "add context lines that occur only near the intended place, \
+                       or correct the start line in the hunk header",
+        create: "create the file with `--- /dev/null` and `+++ b/PATH`",
+        update: "edit the existing file with `--- a/PATH`, `+++ b/PATH` and hunks instead of `--- /dev/null`",
     };
     for pair in pairs.flatten().filter(|p| {
         matches!(
@@ -511,7 +520,9 @@ impl<'a> Lower<'a> {
                 } else if h.deleted_file {
                     Some(FileOp {
                         path,
-                        action: Action::Delete { edits: vec![] },
+                        action: Action::Delete {
+                            expect: Some(vec![]),
+                        },
                         span,
                     })
                 } else if let Some(&mode_span) = h.mode_lines.first() {
@@ -571,7 +582,9 @@ impl<'a> Lower<'a> {
                         text: p,
                         span: pspan,
                     },
-                    action: Action::Delete { edits },
+                    action: Action::Delete {
+                        expect: Some(edits),
+                    },
                     span,
                 })
             }

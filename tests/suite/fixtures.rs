@@ -299,6 +299,13 @@ fn udiff_fixtures() {
     run_format(Format::Udiff);
 }
 
+/// `tests/fixtures/codex/` holds Codex's own `apply_patch` scenarios (the
+/// shared peer suite, copied unchanged, numbered `NNN_`) and ours (`c_*`).
+#[test]
+fn codex_fixtures() {
+    run_format(Format::Codex);
+}
+
 /// Every error code a udiff patch can raise has a fixture that raises it.
 #[test]
 fn udiff_fixtures_cover_every_udiff_error_code() {

@@ -1,0 +1,325 @@
+//! The `*** Begin Patch` format: the generated parser for
+//! `grammars/codex.pest` and the lowering of its parse tree into the shared
+//! model. Matching and I/O are the applier's.
+//!
+//! Lowering decisions (the README lists how they differ from Codex):
+//! - A hunk with `@@ CONTEXT` seeks that line first (an anchor) and takes the
+//!   first match after it; `@@ :N` starts searching at line N; a hunk with
+//!   neither must match exactly once between the previous hunk and the end of
+//!   the file. A header with no lines narrows the search for the next hunk.
+//! - A pure addition without context, anchor or line goes to the end of the
+//!   file, as in Codex; after `@@ CONTEXT` it goes right after that line.
+//! - Matching allows Codex's relaxations (trailing whitespace, surrounding
+//!   whitespace, typographic punctuation), each reported as a warning.
+
+use pest::iterators::Pair;
+use pest::Parser;
+use pest_derive::Parser;
+
+use super::syntax_error;
+use crate::error::{Code, Diagnostic};
+use crate::ir::{
+    Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
+    Span, Uniqueness,
+};
+
+#[derive(Parser)]
+#[grammar = "../grammars/codex.pest"]
+struct CodexParser;
+
+fn rule_name(rule: &Rule) -> String {
+    match rule {
+        Rule::EOI => "the end of the patch",
+        Rule::begin => "`*** Begin Patch`",
+        Rule::end | Rule::missing_end => "`*** End Patch`",
+        Rule::heredoc_close => "`EOF`",
+        Rule::add_file | Rule::add_header => "`*** Add File: PATH`",
+        Rule::delete_file => "`*** Delete File: PATH`",
+        Rule::update_file | Rule::update_header => "`*** Update File: PATH`",
+        Rule::move_to => "`*** Move to: PATH`",
+        Rule::add_line => "a new-file line starting with `+`",
+        Rule::hunk | Rule::hunk_header => "a hunk header (`@@`, `@@ CONTEXT` or `@@ :N`)",
+        Rule::bare_hunk
+        | Rule::context_line
+        | Rule::added_line
+        | Rule::removed_line
+        | Rule::empty_line => "a hunk line starting with ` `, `-` or `+`",
+        Rule::end_of_file => "`*** End of File`",
+        Rule::indent => "",
+        other => return format!("{other:?}").replace('_', " "),
+    }
+    .to_string()
+}
+
+/// The advice that fits what the parser expected.
+fn syntax_hint(expected: &[Rule]) -> &'static str {
+    if expected.contains(&Rule::move_to) {
+        "`*** Update File: PATH` needs hunks after it (`@@`, then lines starting with ` `, `-` or `+`), \
+         or `*** Move to: NEW_PATH`"
+    } else if expected.contains(&Rule::add_line) {
+        "every line of a new file starts with `+` (an empty line is a lone `+`), \
+         until the next `*** ` marker"
+    } else if expected
+        .iter()
+        .any(|r| matches!(r, Rule::context_line | Rule::bare_hunk | Rule::hunk))
+    {
+        "prefix every hunk line with ` ` (unchanged), `-` (removed) or `+` (added); \
+         an empty line of the file is a single space"
+    } else {
+        "a codex patch is `*** Begin Patch`, then `*** Add File: PATH` (lines starting with `+`), \
+         `*** Delete File: PATH` or `*** Update File: PATH` (hunks: `@@`, then lines starting \
+         with ` `, `-` or `+`), then `*** End Patch`"
+    }
+}
+
+/// Parses and lowers `text[body]`; spans are offsets into `text`.
+pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let input = &text[body.start..body.end];
+    let pairs = CodexParser::parse(Rule::patch, input)
+        .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
+    let mut lower = Lower {
+        base: body.start,
+        patch: Patch::default(),
+        diags: vec![],
+    };
+    lower.patch.lone_cr_breaks = true;
+    lower.patch.advice = Advice {
+        disambiguate:
+            "put `@@ CONTEXT` before the hunk, with a line that occurs once above the change \
+                       (a function or class header), or `@@ :N` to start searching at line N",
+        create: "create the file with `*** Add File: PATH`",
+        update: "edit the existing file with `*** Update File: PATH` instead of `*** Add File:`",
+    };
+    let mut last_content: Option<Span> = None;
+    for pair in pairs.flatten() {
+        match pair.as_rule() {
+            Rule::add_file | Rule::delete_file | Rule::update_file => lower.file(pair),
+            Rule::add_line | Rule::context_line | Rule::added_line | Rule::removed_line => {
+                last_content = Some(lower.span(&pair))
+            }
+            Rule::missing_end => {
+                let at = lower.span(&pair);
+                let mut d =
+                    Diagnostic::new(Code::SyntaxError, "the patch ends without `*** End Patch`")
+                        .at(
+                            Span::new(at.start.saturating_sub(1), at.start),
+                            "the text stops here",
+                        );
+                d = match last_content {
+                    Some(last) if last.end >= at.start => d
+                        .note("the last line is patch content: the patch looks cut off")
+                        .hint("send the whole patch again, ending with `*** End Patch`"),
+                    _ => d.hint("add `*** End Patch` as the last line"),
+                };
+                lower.diags.push(d);
+            }
+            _ => {}
+        }
+    }
+    if lower.diags.iter().any(Diagnostic::is_error) {
+        Err(lower.diags)
+    } else {
+        Ok((lower.patch, lower.diags))
+    }
+}
+
+/// The names of the grammar rules in the parse tree of `text`, or `None`
+/// when it does not parse (for checking the Lark export against pest).
+pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
+    let pairs = CodexParser::parse(Rule::patch, text).ok()?;
+    Some(
+        pairs
+            .flatten()
+            .map(|p| format!("{:?}", p.as_rule()))
+            .collect(),
+    )
+}
+
+struct Lower<'a> {
+    base: usize,
+    patch: Patch<'a>,
+    diags: Vec<Diagnostic>,
+}
+
+/// The text of a prefixed line: without its one-byte prefix, its `\n`, and a `\r`.
+fn body_of(line: &str) -> &str {
+    let text = line.get(1..line.len().saturating_sub(1)).unwrap_or("");
+    text.strip_suffix('\r').unwrap_or(text)
+}
+
+impl<'a> Lower<'a> {
+    fn span(&self, pair: &Pair<Rule>) -> Span {
+        let s = pair.as_span();
+        Span::new(self.base + s.start(), self.base + s.end())
+    }
+
+    /// The span of a line pair without its newline.
+    fn line_span(&self, pair: &Pair<Rule>) -> Span {
+        let s = self.span(pair);
+        Span::new(s.start, s.end.saturating_sub(1).max(s.start))
+    }
+
+    /// The path of a marker line, trailing spaces trimmed.
+    fn path(&self, marker: Pair<'a, Rule>) -> PathRef {
+        let span = self.line_span(&marker);
+        match marker.into_inner().find(|p| p.as_rule() == Rule::path) {
+            Some(p) => {
+                let s = self.span(&p);
+                let text = p.as_str().trim_end();
+                PathRef {
+                    text: text.to_string(),
+                    span: Span::new(s.start, s.start + text.len()),
+                }
+            }
+            None => PathRef {
+                text: String::new(),
+                span,
+            },
+        }
+    }
+
+    fn file(&mut self, pair: Pair<'a, Rule>) {
+        let span = self.line_span(&pair);
+        let rule = pair.as_rule();
+        if rule == Rule::delete_file {
+            let path = self.path(pair);
+            self.patch.files.push(FileOp {
+                path,
+                action: Action::Delete { expect: None },
+                span,
+            });
+            return;
+        }
+        let mut inner = pair.into_inner();
+        let Some(header) = inner.next() else { return };
+        let path = self.path(header);
+        if rule == Rule::add_file {
+            let lines = inner
+                .map(|l| Line {
+                    text: body_of(l.as_str()).into(),
+                    span: self.line_span(&l),
+                })
+                .collect();
+            let content = NewText {
+                lines,
+                final_newline: true,
+            };
+            self.patch.files.push(FileOp {
+                path,
+                action: Action::Add { content },
+                span,
+            });
+            return;
+        }
+        let mut move_to = None;
+        let mut hunks = vec![];
+        for p in inner {
+            match p.as_rule() {
+                Rule::move_to => move_to = Some(self.path(p)),
+                Rule::hunk | Rule::bare_hunk => hunks.push(p),
+                _ => {}
+            }
+        }
+        let n_hunks = hunks.len();
+        let mut edits = vec![];
+        for (i, hunk) in hunks.into_iter().enumerate() {
+            if let Some(edit) = self.hunk(hunk, i + 1 == n_hunks) {
+                edits.push(edit);
+            }
+        }
+        self.patch.files.push(FileOp {
+            path,
+            action: Action::Modify { edits, move_to },
+            span,
+        });
+    }
+
+    fn hunk(&mut self, pair: Pair<'a, Rule>, last: bool) -> Option<Edit<'a>> {
+        let span = self.line_span(&pair);
+        let mut edit = Edit {
+            old: vec![],
+            new: vec![],
+            old_no_eol: false,
+            new_no_eol: false,
+            locator: Locator {
+                hint: None,
+                anchor: None,
+                range_end: None,
+                at_eof: false,
+                relax: &[Relax::TrailingWhitespace, Relax::Trimmed, Relax::Normalized],
+                uniqueness: Uniqueness::UniqueAfterCursor,
+            },
+            span,
+        };
+        let mut header_span = None;
+        for p in pair.into_inner() {
+            let lspan = self.line_span(&p);
+            match p.as_rule() {
+                Rule::hunk_header => {
+                    header_span = Some(lspan);
+                    for part in p.into_inner() {
+                        match part.as_rule() {
+                            Rule::line_number => {
+                                let n: usize = part.as_str().parse().unwrap_or(usize::MAX);
+                                edit.locator.hint = Some(Hint::From(n.saturating_sub(1)));
+                            }
+                            Rule::context_text if !part.as_str().trim().is_empty() => {
+                                let text =
+                                    part.as_str().strip_suffix('\r').unwrap_or(part.as_str());
+                                let line = Line {
+                                    text: text.into(),
+                                    span: self.span(&part),
+                                };
+                                edit.locator.anchor = Some(vec![line]);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Rule::context_line | Rule::empty_line => {
+                    let text = if p.as_rule() == Rule::empty_line {
+                        ""
+                    } else {
+                        body_of(p.as_str())
+                    };
+                    edit.new.push(NewLine::Keep(edit.old.len()));
+                    edit.old.push(Line {
+                        text: text.into(),
+                        span: lspan,
+                    });
+                }
+                Rule::removed_line => edit.old.push(Line {
+                    text: body_of(p.as_str()).into(),
+                    span: lspan,
+                }),
+                Rule::added_line => edit.new.push(NewLine::Add(Line {
+                    text: body_of(p.as_str()).into(),
+                    span: lspan,
+                })),
+                Rule::end_of_file => edit.locator.at_eof = true,
+                _ => {}
+            }
+        }
+        let loc = &mut edit.locator;
+        if loc.anchor.is_some() || loc.hint.is_some() {
+            loc.uniqueness = Uniqueness::FirstAfterCursor;
+        }
+        if edit.old.is_empty() && edit.new.is_empty() {
+            if last || loc.at_eof {
+                self.diags.push(
+                    Diagnostic::new(Code::InvalidHunkBody, "this hunk has no lines")
+                        .at(header_span.unwrap_or(span), "nothing follows this header")
+                        .hint("follow `@@` with the lines to change: ` ` unchanged, `-` removed, `+` added"),
+                );
+                return None;
+            }
+            // A header alone narrows the search for the next hunk: an edit
+            // that only moves the cursor past its context line.
+            loc.uniqueness = Uniqueness::FirstAfterCursor;
+        } else if edit.old.is_empty() && loc.anchor.is_none() && loc.hint.is_none() {
+            // Codex appends a context-free addition at the end of the file.
+            loc.at_eof = true;
+        }
+        Some(edit)
+    }
+}
