@@ -227,6 +227,16 @@ impl<'a> Lower<'a> {
                 edits.push(edit);
             }
         }
+        // A trailing `@@` with nothing after it changes nothing; only an
+        // update with no change at all is refused.
+        if edits.iter().all(|e| e.old.is_empty() && e.new.is_empty()) && move_to.is_none() {
+            self.diags.push(
+                Diagnostic::new(Code::InvalidHunkBody, "this update changes nothing")
+                    .at(span, "no hunk line follows")
+                    .hint("follow `@@` with the lines to change: ` ` unchanged, `-` removed, `+` added"),
+            );
+            return;
+        }
         self.patch.files.push(FileOp {
             path,
             action: Action::Modify { edits, move_to },
@@ -234,6 +244,8 @@ impl<'a> Lower<'a> {
         });
     }
 
+    /// Lowers one hunk; `None` for a header with no lines at the end, which
+    /// changes nothing.
     fn hunk(&mut self, pair: Pair<'a, Rule>, last: bool) -> Option<Edit<'a>> {
         let span = self.line_span(&pair);
         let mut edit = Edit {
@@ -251,12 +263,10 @@ impl<'a> Lower<'a> {
             },
             span,
         };
-        let mut header_span = None;
         for p in pair.into_inner() {
             let lspan = self.line_span(&p);
             match p.as_rule() {
                 Rule::hunk_header => {
-                    header_span = Some(lspan);
                     for part in p.into_inner() {
                         match part.as_rule() {
                             Rule::line_number => {
@@ -306,11 +316,6 @@ impl<'a> Lower<'a> {
         }
         if edit.old.is_empty() && edit.new.is_empty() {
             if last || loc.at_eof {
-                self.diags.push(
-                    Diagnostic::new(Code::InvalidHunkBody, "this hunk has no lines")
-                        .at(header_span.unwrap_or(span), "nothing follows this header")
-                        .hint("follow `@@` with the lines to change: ` ` unchanged, `-` removed, `+` added"),
-                );
                 return None;
             }
             // A header alone narrows the search for the next hunk: an edit

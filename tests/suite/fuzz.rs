@@ -40,14 +40,50 @@ fn line() -> impl Strategy<Value = String> {
     ]
 }
 
+fn codex_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("*** Add File: f".to_string()),
+        Just("*** Add File: g".to_string()),
+        Just("*** Delete File: f".to_string()),
+        Just("*** Update File: f".to_string()),
+        Just("*** Move to: g".to_string()),
+        Just("*** End of File".to_string()),
+        Just("@@".to_string()),
+        "@@ [a-c ]{1,3}",
+        "@@ :[0-9]{1,2}",
+        "[ +-][a-c ]{0,3}",
+        Just(String::new()),
+        "\\PC{0,8}",
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_codex_patches_never_panic(
+        lines in proptest::collection::vec(codex_line(), 0..20),
+        f in proptest::option::of("[a-c \t]{0,3}(\n[a-c ]{0,3}){0,8}\n?"),
+    ) {
+        let text = format!("*** Begin Patch\n{}*** End Patch\n", lines.iter().map(|l| format!("{l}\n")).collect::<String>());
+        let mut tree = MemTree::default();
+        if let Some(f) = &f {
+            tree = tree.with_file("f", f);
+        }
+        let before = tree.clone();
+        let outcome = run(text.as_str(), Some(Format::Codex), Mode::Apply { dry_run: false }, Some(&mut tree), None);
+        if !outcome.ok() {
+            prop_assert_eq!(tree, before, "a rejected patch changed the tree");
+        }
+        let _ = grammar_patch::diagnostics::render_plain(&outcome.diagnostics, "p", &outcome.text);
+    }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let _ = run(text.as_str(), None, Mode::Lint, None, None);
         let _ = run(text.as_str(), Some(Format::Udiff), Mode::Lint, None, None);
+        let _ = run(text.as_str(), Some(Format::Codex), Mode::Lint, None, None);
     }
 
     #[test]

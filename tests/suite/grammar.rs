@@ -150,23 +150,162 @@ const UDIFF_LINES: &[&str] = &[
     "garbage",
 ];
 
+/// Lines codex patches are made of, valid and not, for the middle of a patch.
+const CODEX_LINES: &[&str] = &[
+    "*** Add File: a.txt",
+    "*** Delete File: a.txt",
+    "*** Update File: a.txt",
+    "  *** Update File: b.txt",
+    "*** Move to: b.txt",
+    "@@",
+    "@@ fn main() {",
+    "@@ :3",
+    "@@ :3x",
+    "*** End of File",
+    " context",
+    " *** End Patch",
+    "-removed",
+    "+added",
+    "",
+    "*** End Patch",
+    "*** Frobnicate File: x",
+    "garbage",
+];
+
+/// Whether llguidance and pest (without the omitted rules) agree on `text`.
+fn agree(format: Format, engine: &Engine, text: &str) -> Result<(), TestCaseError> {
+    let omitted = lark::omitted_rules(format.pest_grammar().unwrap()).unwrap();
+    let pest_accepts = formats::rules_used(format, text)
+        .is_some_and(|rules| !rules.iter().any(|r| omitted.contains(r)));
+    prop_assert_eq!(
+        pest_accepts,
+        engine.accepts(text),
+        "{} text:\n{}",
+        format,
+        text
+    );
+    Ok(())
+}
+
+thread_local! {
+    static UDIFF: Engine = Engine::new(Format::Udiff.lark_grammar().unwrap());
+    static CODEX: Engine = Engine::new(Format::Codex.lark_grammar().unwrap());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// llguidance accepts exactly what the pest parser accepts without the
     /// rules the export omits.
     #[test]
-    fn llguidance_agrees_with_pest_on_line_soups(picks in proptest::collection::vec(0..UDIFF_LINES.len(), 1..14)) {
+    fn llguidance_agrees_with_pest_on_udiff_line_soups(picks in proptest::collection::vec(0..UDIFF_LINES.len(), 1..14)) {
         let text: String = picks.iter().map(|&i| format!("{}\n", UDIFF_LINES[i])).collect();
-        let format = Format::Udiff;
-        let omitted = lark::omitted_rules(format.pest_grammar().unwrap()).unwrap();
-        let pest_accepts = formats::rules_used(format, &text)
-            .is_some_and(|rules| !rules.iter().any(|r| omitted.contains(r)));
-        thread_local! {
-            static ENGINE: Engine = Engine::new(Format::Udiff.lark_grammar().unwrap());
+        UDIFF.with(|e| agree(Format::Udiff, e, &text))?;
+    }
+
+    /// The same for codex, inside (mostly) well-formed Begin/End lines.
+    #[test]
+    fn llguidance_agrees_with_pest_on_codex_line_soups(
+        heredoc in any::<bool>(),
+        begin in prop_oneof![Just("*** Begin Patch"), Just("  *** Begin Patch "), Just("*** Begin")],
+        picks in proptest::collection::vec(0..CODEX_LINES.len(), 0..12),
+        end in prop_oneof![Just("*** End Patch\n"), Just(" *** End Patch \n"), Just("")],
+    ) {
+        let middle: String = picks.iter().map(|&i| format!("{}\n", CODEX_LINES[i])).collect();
+        let (open, close) = if heredoc { ("apply_patch <<'EOF'\n", "EOF\n") } else { ("", "") };
+        let text = format!("{open}{begin}\n{middle}{end}{close}");
+        CODEX.with(|e| agree(Format::Codex, e, &text))?;
+    }
+}
+
+/// A patch derived from Codex's own grammar: random choices at each of its
+/// productions (file operations, moves, context headers, change lines, End
+/// of File, the optional final newline).
+fn codex_grammar_patch() -> impl Strategy<Value = String> {
+    let line = prop_oneof![
+        "@@".prop_map(String::from),
+        "@@ [a-z :(){}0-9]{1,10}".prop_map(|s| s),
+        "[ +-][a-z ]{0,8}".prop_map(|s| s),
+    ];
+    let update = (
+        any::<bool>(),
+        proptest::collection::vec(line, 0..6),
+        any::<bool>(),
+    )
+        .prop_map(|(mv, lines, eof)| {
+            let mut s = String::from("*** Update File: src/PATH.rs\n");
+            if mv {
+                s.push_str("*** Move to: moved/PATH.rs\n");
+            }
+            for l in &lines {
+                s.push_str(l);
+                s.push('\n');
+            }
+            if eof && !lines.is_empty() {
+                s.push_str("*** End of File\n");
+            }
+            s
+        });
+    let add = proptest::collection::vec("[a-z ]{0,8}", 1..4).prop_map(|lines| {
+        let body: String = lines.iter().map(|l| format!("+{l}\n")).collect();
+        format!("*** Add File: new/PATH.txt\n{body}")
+    });
+    let delete = Just("*** Delete File: old/PATH.txt\n".to_string());
+    let op = prop_oneof![update, add, delete];
+    (proptest::collection::vec(op, 1..4), any::<bool>()).prop_map(|(ops, lf)| {
+        // Distinct paths: two operations on one path are a separate question.
+        let ops: String = ops
+            .iter()
+            .enumerate()
+            .map(|(i, op)| op.replace("PATH", &format!("f{i}")))
+            .collect();
+        format!(
+            "*** Begin Patch\n{ops}*** End Patch{}",
+            if lf { "\n" } else { "" }
+        )
+    })
+}
+
+/// An update without change lines (none at all, or only `@@` headers):
+/// Codex's grammar allows it, Codex's parser refuses it ("Update hunk does
+/// not contain any lines"), and so do we. A move alone is a rename.
+fn has_empty_update(text: &str) -> bool {
+    let mut in_update = false;
+    let (mut moved, mut changed) = (false, false);
+    for line in text.lines().chain(std::iter::once("*** End Patch")) {
+        if line.starts_with("*** End of File") {
+            continue;
+        } else if line.starts_with("*** Move to: ") {
+            moved = true;
+        } else if line.starts_with("*** ") {
+            if in_update && !changed && (!moved || text.contains("\n@@")) {
+                return true;
+            }
+            in_update = line.starts_with("*** Update File: ");
+            (moved, changed) = (false, false);
+        } else if in_update && !line.starts_with("@@") {
+            changed = true;
         }
-        let lark_accepts = ENGINE.with(|e| e.accepts(&text));
-        prop_assert_eq!(pest_accepts, lark_accepts, "text:\n{}", text);
+    }
+    false
+}
+
+thread_local! {
+    static CODEX_UPSTREAM: Engine = Engine::new(include_str!("../data/codex_apply_patch.lark"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Every patch Codex's own Lark grammar accepts, and Codex can apply,
+    /// our codex parser accepts too.
+    #[test]
+    fn codex_parser_accepts_what_codex_grammar_accepts(text in codex_grammar_patch()) {
+        prop_assume!(CODEX_UPSTREAM.with(|e| e.accepts(&text)));
+        prop_assume!(!has_empty_update(&text));
+        let outcome = grammar_patch::run(text.as_str(), Some(Format::Codex), grammar_patch::Mode::Lint, None, None);
+        let errors: Vec<_> = outcome.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect();
+        prop_assert!(errors.is_empty(), "rejected: {:?}\n{}", errors, text);
     }
 }
 
