@@ -686,9 +686,18 @@ impl Locating<'_, '_> {
             Miss::NotFound(part) => {
                 let lines = part.lines(edit);
                 let place = if part == Part::RangeEnd { " after the start of the range" } else { "" };
+                let (span, label) = match (part, lines.first(), lines.last()) {
+                    (Part::Block, _, _) | (_, None, _) | (_, _, None) => {
+                        (edit.span, format!("these {} line(s) do not occur in the file", lines.len()))
+                    }
+                    (_, Some(first), Some(last)) => (first.span.to(last.span), format!("not a line of {rel}")),
+                };
                 let mut d = Diagnostic::new(Code::ContextNotFound, format!("{} not found in `{rel}`{place}", part.noun()))
-                    .at(edit.span, format!("these {} line(s) do not occur in the file", lines.len()))
+                    .at(span, label)
                     .path(rel.as_str());
+                if part == Part::Anchor {
+                    d = d.note("the anchor must repeat a whole line of the file (spaces aside), above the change");
+                }
                 if part == Part::Block && self.already_applied(edit) {
                     d = d.note("the file already has this hunk's result: the patch may have been applied before");
                 }
@@ -798,6 +807,7 @@ fn assemble<'p>(file: &FileText, edits: &'p [Edit<'_>], regions: &[Region]) -> P
     };
     let had_final_newline = n == 0 || !file.eol(n - 1).is_empty();
     let mut out = Builder::new(text);
+    out.push_original(0, file.prefix_len());
     let mut cursor = 0;
     let mut final_newline = None;
     let line_start = |i: usize| {

@@ -36,7 +36,8 @@ impl<'a> FileText<'a> {
         debug_assert!(text.len() < u32::MAX as usize);
         let bytes = text.as_bytes();
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
-        starts.push(0);
+        // A byte-order mark belongs to the file, not to its first line.
+        starts.push(if text.starts_with('\u{feff}') { 3 } else { 0 });
         if lone_cr {
             starts.extend(
                 memchr::memchr2_iter(b'\n', b'\r', bytes)
@@ -54,6 +55,11 @@ impl<'a> FileText<'a> {
             starts,
             indexes: Default::default(),
         }
+    }
+
+    /// Bytes before the first line: a byte-order mark, or nothing.
+    pub fn prefix_len(&self) -> usize {
+        self.starts[0] as usize
     }
 
     pub fn len(&self) -> usize {
@@ -225,6 +231,9 @@ mod tests {
         assert_eq!(cr.len(), 3);
         assert_eq!((cr.line(1), cr.eol(1)), ("two", "\r"));
         assert_eq!(FileText::new("one\r\ntwo\rthree\n").len(), 2);
+        let bom = FileText::new("\u{feff}first\nsecond\n");
+        assert_eq!((bom.len(), bom.line(0), bom.prefix_len()), (2, "first", 3));
+        assert_eq!(FileText::new("\u{feff}").len(), 0);
         assert_eq!(FileText::new("x\n").len(), 1);
     }
 

@@ -59,10 +59,17 @@ fn syntax_hint(expected: &[Rule]) -> &'static str {
     } else if expected.contains(&Rule::add_line) {
         "every line of a new file starts with `+` (an empty line is a lone `+`), \
          until the next `*** ` marker"
-    } else if expected
-        .iter()
-        .any(|r| matches!(r, Rule::context_line | Rule::bare_hunk | Rule::hunk))
-    {
+    } else if expected.iter().any(|r| {
+        matches!(
+            r,
+            Rule::context_line
+                | Rule::added_line
+                | Rule::removed_line
+                | Rule::hunk_header
+                | Rule::bare_hunk
+                | Rule::hunk
+        )
+    }) {
         "prefix every hunk line with ` ` (unchanged), `-` (removed) or `+` (added); \
          an empty line of the file is a single space"
     } else {
@@ -98,15 +105,14 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
                 last_content = Some(lower.span(&pair))
             }
             Rule::missing_end => {
-                let at = lower.span(&pair);
+                // Point at the last line of the text.
+                let end = lower.span(&pair).start.saturating_sub(1);
+                let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
                 let mut d =
                     Diagnostic::new(Code::SyntaxError, "the patch ends without `*** End Patch`")
-                        .at(
-                            Span::new(at.start.saturating_sub(1), at.start),
-                            "the text stops here",
-                        );
+                        .at(Span::new(start, end), "the text stops after this line");
                 d = match last_content {
-                    Some(last) if last.end >= at.start => d
+                    Some(last) if last.end >= end => d
                         .note("the last line is patch content: the patch looks cut off")
                         .hint("send the whole patch again, ending with `*** End Patch`"),
                     _ => d.hint("add `*** End Patch` as the last line"),
@@ -144,7 +150,9 @@ struct Lower<'a> {
 /// The text of a prefixed line: without its one-byte prefix, its `\n`, and a `\r`.
 fn body_of(line: &str) -> &str {
     let text = line.get(1..line.len().saturating_sub(1)).unwrap_or("");
-    text.strip_suffix('\r').unwrap_or(text)
+    let text = text.strip_suffix('\r').unwrap_or(text);
+    // A byte-order mark is the file's, and the applier keeps it.
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 impl<'a> Lower<'a> {

@@ -356,8 +356,11 @@ impl<'a> Lower<'a> {
             // text of a CRLF line loses its `\r` (line ends are the file's).
             let raw = line.as_str();
             let text = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            // A byte-order mark is the file's, and the applier keeps it.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
             let content = Line {
-                text: Cow::Borrowed(text.strip_suffix('\r').unwrap_or(text)),
+                text: Cow::Borrowed(text),
                 span: lspan,
             };
             if rule == Rule::empty_line {
