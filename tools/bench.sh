@@ -10,7 +10,8 @@
 # Every timing is one whole process on a fresh copy of before/ (copy not
 # timed) by ../shared/bench/harness.py; a row counts only if the tree equals
 # after/ (column ok). Peak memory is GNU time's maximum RSS. The memory budget
-# column is 2 x (patch bytes + bytes of the files the patch touches).
+# column is 2 x (udiff patch bytes + bytes of the files the patch touches).
+# The codex row applies the same change written as a codex patch.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="${BENCH_DIR:-$HERE/../shared/bench}"
@@ -33,6 +34,7 @@ for s in $SCALES; do
   $H --label "git apply" -- git apply "{W}/udiff.patch" >> "$RES"
   $H --label "patch -p1" -- patch -p1 -s -i "{W}/udiff.patch" >> "$RES"
   $H --label "grammar-patch udiff" -- "$GP" apply --root "{T}" "{W}/udiff.patch" >> "$RES"
+  $H --label "grammar-patch codex" -- "$GP" apply --root "{T}" "{W}/codex.patch" >> "$RES"
 done
 python3 - "$RES" "$WORK" <<'PY'
 import json, os, sys
@@ -47,10 +49,10 @@ by = {}
 for r in rows:
     by.setdefault(r["scale"], {})[r["label"]] = r
 for scale, cmds in by.items():
-    ours = cmds.get("grammar-patch udiff")
     budget = 2 * touched(scale) / 2**20
     for label, r in cmds.items():
-        ratio = lambda peer: f"{ours['wall_median_s'] / cmds[peer]['wall_median_s']:.2f}" if ours and label.startswith("grammar") else ""
+        ours = r if label.startswith("grammar") else None
+        ratio = lambda peer: f"{ours['wall_median_s'] / cmds[peer]['wall_median_s']:.2f}" if ours else ""
         print(f"| {scale} | {label} | {r['wall_median_s']:.4f} | {r['peak_median_mib']:.1f} | {'yes' if r['ok'] else 'NO'} "
               f"| {ratio('git apply')} | {ratio('patch -p1')} | {budget:.1f} |")
 PY

@@ -30,7 +30,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use grammar_patch::apply::{DiskTree, FileTree, MemTree};
-use grammar_patch::error::Severity;
+use grammar_patch::error::{Code, Severity};
 use grammar_patch::formats::Format;
 use grammar_patch::{diagnostics, run, Mode, Outcome};
 
@@ -306,17 +306,21 @@ fn codex_fixtures() {
     run_format(Format::Codex);
 }
 
-/// Every error code a udiff patch can raise has a fixture that raises it.
-#[test]
-fn udiff_fixtures_cover_every_udiff_error_code() {
-    use grammar_patch::error::Code;
-    let covered: Vec<String> = cases(Format::Udiff)
+/// The error codes the fixtures of `format` expect.
+fn covered_codes(format: Format) -> Vec<String> {
+    cases(format)
         .iter()
         .filter_map(|(_, dir)| read_opt(&dir.join("expect-error")))
         .map(|s| s.trim().to_string())
-        .collect();
-    // io_error is raised by the file system, not by a patch: see atomic.rs.
-    // id_mismatch belongs to ap.
+        .collect()
+}
+
+/// Every error code a udiff patch can raise has a fixture that raises it.
+/// (`io_error` comes from the file system, not a patch: see atomic.rs;
+/// `id_mismatch` belongs to ap.)
+#[test]
+fn udiff_fixtures_cover_every_udiff_error_code() {
+    let covered = covered_codes(Format::Udiff);
     let not_from_udiff = [Code::IoError, Code::IdMismatch];
     for code in Code::ALL
         .iter()
@@ -325,6 +329,29 @@ fn udiff_fixtures_cover_every_udiff_error_code() {
         assert!(
             covered.iter().any(|c| c == code.as_str()),
             "no udiff fixture raises {code}"
+        );
+    }
+}
+
+/// Every error code a codex patch can raise has a fixture that raises it.
+#[test]
+fn codex_fixtures_cover_every_codex_error_code() {
+    let covered = covered_codes(Format::Codex);
+    let codex_codes = [
+        Code::SyntaxError,
+        Code::InvalidHunkBody,
+        Code::PathEscape,
+        Code::DuplicateFilePatch,
+        Code::FileNotFound,
+        Code::FileExists,
+        Code::ContextNotFound,
+        Code::AmbiguousContext,
+        Code::UnsupportedFile,
+    ];
+    for code in codex_codes {
+        assert!(
+            covered.iter().any(|c| c == code.as_str()),
+            "no codex fixture raises {code}"
         );
     }
 }
