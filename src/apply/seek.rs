@@ -23,7 +23,7 @@ pub struct FileText<'a> {
     /// Byte offset of each line's start; one more entry holds `text.len()`.
     /// `u32` halves the index; the planner refuses files of 4 GiB or more.
     starts: Vec<u32>,
-    indexes: [OnceCell<HashMap<Cow<'a, str>, Vec<u32>>>; 4],
+    indexes: [OnceCell<Vec<(u64, u32)>>; 4],
 }
 
 impl<'a> FileText<'a> {
@@ -95,7 +95,10 @@ impl<'a> FileText<'a> {
         (s, s + self.text[s..e].trim_end_matches(['\n', '\r']).len())
     }
 
-    fn index(&self, relax: Option<Relax>) -> &HashMap<Cow<'a, str>, Vec<u32>> {
+    /// The line index for a pass: `(hash of the line's key, line)` for
+    /// every line, sorted. 12 bytes a line and no allocation per distinct
+    /// line; a hash collision only costs a comparison in `matches_at`.
+    fn index(&self, relax: Option<Relax>) -> &[(u64, u32)] {
         let slot = match relax {
             None => 0,
             Some(Relax::TrailingWhitespace) => 1,
@@ -103,14 +106,21 @@ impl<'a> FileText<'a> {
             Some(Relax::Normalized) => 3,
         };
         self.indexes[slot].get_or_init(|| {
-            let mut map: HashMap<Cow<'a, str>, Vec<u32>> = HashMap::new();
-            for i in 0..self.len() {
-                map.entry(key(self.line(i), relax))
-                    .or_default()
-                    .push(i as u32);
-            }
-            map
+            let mut index: Vec<(u64, u32)> = (0..self.len())
+                .map(|i| (hash(&key(self.line(i), relax)), i as u32))
+                .collect();
+            index.sort_unstable();
+            index
         })
+    }
+
+    /// The lines whose key hashes like `line`'s, ascending.
+    fn positions(&self, line: &str, relax: Option<Relax>) -> &[(u64, u32)] {
+        let index = self.index(relax);
+        let h = hash(&key(line, relax));
+        let start = index.partition_point(|&(k, _)| k < h);
+        let end = start + index[start..].partition_point(|&(k, _)| k == h);
+        &index[start..end]
     }
 
     /// Whether `block` matches starting at line `at`.
@@ -124,25 +134,17 @@ impl<'a> FileText<'a> {
 
     /// Every start line where `block` (non-empty) matches, ascending, within `from..`.
     pub fn find_all(&self, block: &[Line], relax: Option<Relax>, from: usize) -> Vec<usize> {
-        let index = self.index(relax);
         let Some((pivot, positions)) = block
             .iter()
             .enumerate()
-            .map(|(j, l)| {
-                (
-                    j,
-                    index
-                        .get(key(&l.text, relax).as_ref())
-                        .map_or(&[][..], Vec::as_slice),
-                )
-            })
+            .map(|(j, l)| (j, self.positions(&l.text, relax)))
             .min_by_key(|(_, p)| p.len())
         else {
             return vec![];
         };
         positions
             .iter()
-            .filter_map(|&p| (p as usize).checked_sub(pivot))
+            .filter_map(|&(_, p)| (p as usize).checked_sub(pivot))
             .filter(|&start| start >= from && self.matches_at(start, block, relax))
             .collect()
     }
@@ -150,17 +152,19 @@ impl<'a> FileText<'a> {
     /// The region most like `block`, by how many of its lines occur at the
     /// same offsets (whitespace ignored); ties go to the one nearest `hint`.
     pub fn nearest(&self, block: &[Line], hint: Option<usize>) -> Option<usize> {
-        let index = self.index(Some(Relax::Trimmed));
         let mut votes: HashMap<usize, usize> = HashMap::new();
         for (j, l) in block.iter().enumerate() {
             if l.text.trim().is_empty() {
                 continue;
             }
-            let positions = index.get(l.text.trim()).map_or(&[][..], Vec::as_slice);
+            let positions = self.positions(&l.text, Some(Relax::Trimmed));
             if positions.len() > 10_000 {
                 continue;
             }
-            for &p in positions {
+            for &(_, p) in positions {
+                if key(self.line(p as usize), Some(Relax::Trimmed)) != l.text.trim() {
+                    continue; // a hash collision
+                }
                 if let Some(start) = (p as usize).checked_sub(j) {
                     *votes.entry(start).or_default() += 1;
                 }
@@ -172,6 +176,13 @@ impl<'a> FileText<'a> {
             .max_by_key(|&(start, n)| (n, std::cmp::Reverse(start.abs_diff(hint))))
             .map(|(s, _)| s)
     }
+}
+
+/// FNV-1a: fast on short lines, and collisions are checked anyway.
+fn hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// A line as a pass compares it.
