@@ -16,7 +16,7 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::syntax_error;
+use super::{finish, line_span_of, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
@@ -122,23 +122,13 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             _ => {}
         }
     }
-    if lower.diags.iter().any(Diagnostic::is_error) {
-        Err(lower.diags)
-    } else {
-        Ok((lower.patch, lower.diags))
-    }
+    finish(lower.patch, lower.diags)
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
 /// when it does not parse (for checking the Lark export against pest).
 pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
-    let pairs = CodexParser::parse(Rule::patch, text).ok()?;
-    Some(
-        pairs
-            .flatten()
-            .map(|p| format!("{:?}", p.as_rule()))
-            .collect(),
-    )
+    CodexParser::parse(Rule::patch, text).ok().map(rule_names)
 }
 
 struct Lower<'a> {
@@ -157,14 +147,11 @@ fn body_of(line: &str) -> &str {
 
 impl<'a> Lower<'a> {
     fn span(&self, pair: &Pair<Rule>) -> Span {
-        let s = pair.as_span();
-        Span::new(self.base + s.start(), self.base + s.end())
+        span_of(self.base, pair)
     }
 
-    /// The span of a line pair without its newline.
     fn line_span(&self, pair: &Pair<Rule>) -> Span {
-        let s = self.span(pair);
-        Span::new(s.start, s.end.saturating_sub(1).max(s.start))
+        line_span_of(self.base, pair)
     }
 
     /// The path of a marker line, trailing spaces trimmed.

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use pest::error::{ErrorVariant, InputLocation};
+use pest::iterators::{Pair, Pairs};
 use pest::RuleType;
 
 use crate::error::{Code, Diagnostic};
@@ -141,6 +142,39 @@ pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeS
         Format::Codex => codex::rules_used(text),
         _ => None,
     }
+}
+
+/// Where a format module's lowering ends: the patch with its warnings, or
+/// every problem if any is an error.
+pub(crate) fn finish(
+    patch: Patch<'_>,
+    diags: Vec<Diagnostic>,
+) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    if diags.iter().any(Diagnostic::is_error) {
+        Err(diags)
+    } else {
+        Ok((patch, diags))
+    }
+}
+
+/// The names of the rules in a parse tree.
+pub(crate) fn rule_names<R: RuleType>(pairs: Pairs<'_, R>) -> std::collections::BTreeSet<String> {
+    pairs
+        .flatten()
+        .map(|p| format!("{:?}", p.as_rule()))
+        .collect()
+}
+
+/// The span of a pair in the whole text (`base` is where the parsed body starts).
+pub(crate) fn span_of<R: RuleType>(base: usize, pair: &Pair<'_, R>) -> Span {
+    let s = pair.as_span();
+    Span::new(base + s.start(), base + s.end())
+}
+
+/// The span of a line pair without its newline.
+pub(crate) fn line_span_of<R: RuleType>(base: usize, pair: &Pair<'_, R>) -> Span {
+    let s = span_of(base, pair);
+    Span::new(s.start, s.end.saturating_sub(1).max(s.start))
 }
 
 /// Turns pest's single syntax error into a diagnostic, naming rules the way
