@@ -112,6 +112,20 @@ pub struct Line<'a> {
     pub span: Span,
 }
 
+impl<'a> Line<'a> {
+    /// Lines with no place in a patch, for tests that build edits by hand.
+    #[cfg(test)]
+    pub(crate) fn unplaced(texts: &[&'a str]) -> Vec<Line<'a>> {
+        texts
+            .iter()
+            .map(|t| Line {
+                text: (*t).into(),
+                span: Span::default(),
+            })
+            .collect()
+    }
+}
+
 /// A line of an edit's new block.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NewLine<'a> {

@@ -866,13 +866,7 @@ mod tests {
     use crate::ir::Span;
 
     fn lines(texts: &[&'static str]) -> Vec<Line<'static>> {
-        texts
-            .iter()
-            .map(|t| Line {
-                text: (*t).into(),
-                span: Span::default(),
-            })
-            .collect()
+        Line::unplaced(texts)
     }
 
     fn edit(

@@ -218,16 +218,9 @@ fn normalize(line: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::Span;
 
     fn block<'a>(lines: &[&'a str]) -> Vec<Line<'a>> {
-        lines
-            .iter()
-            .map(|t| Line {
-                text: (*t).into(),
-                span: Span::default(),
-            })
-            .collect()
+        Line::unplaced(lines)
     }
 
     #[test]
