@@ -143,7 +143,7 @@ fn pipeline(
     let Some(tree) = tree else { return Ok(()) };
     let mut plan = apply::plan(&patch, &*tree, root)?;
     outcome.diagnostics.append(&mut plan.warnings);
-    if mode_writes(outcome.mode) {
+    if outcome.mode == (Mode::Apply { dry_run: false }) {
         apply::commit(&plan, tree).map_err(|d| vec![d])?;
     }
     if matches!(outcome.mode, Mode::Apply { .. }) {
@@ -158,8 +158,4 @@ fn pipeline(
             .collect();
     }
     Ok(())
-}
-
-fn mode_writes(mode: Mode) -> bool {
-    mode == Mode::Apply { dry_run: false }
 }

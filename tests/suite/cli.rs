@@ -52,6 +52,11 @@ fn tree() -> tempfile::TempDir {
     tmp
 }
 
+/// The test file after the command.
+fn content(tmp: &tempfile::TempDir) -> String {
+    std::fs::read_to_string(tmp.path().join("f.txt")).unwrap()
+}
+
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
@@ -81,10 +86,7 @@ fn apply_json_success_has_the_contract_shape() {
         v["files"],
         serde_json::json!([{"path": "f.txt", "action": "modified", "from": null}])
     );
-    assert_eq!(
-        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
-        "a\nB\n"
-    );
+    assert_eq!(content(&tmp), "a\nB\n");
 }
 
 #[test]
@@ -111,10 +113,7 @@ fn apply_json_failure_has_the_contract_shape_and_writes_nothing() {
             .starts_with("re-read lines 1-2 of f.txt"),
         "{v}"
     );
-    assert_eq!(
-        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
-        "a\nb\n"
-    );
+    assert_eq!(content(&tmp), "a\nb\n");
 }
 
 #[test]
@@ -127,10 +126,7 @@ fn dry_run_writes_nothing() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "M f.txt\n");
     assert!(String::from_utf8_lossy(&out.stderr).contains("dry run"));
-    assert_eq!(
-        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
-        "a\nb\n"
-    );
+    assert_eq!(content(&tmp), "a\nb\n");
 }
 
 #[test]

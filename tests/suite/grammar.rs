@@ -81,14 +81,17 @@ impl Engine {
     }
 }
 
-/// Errors that mean "not in the language"; every other fixture is well-formed.
-const SYNTAX_CODES: &[&str] = &[
-    "syntax_error",
-    "unknown_format",
-    "missing_file_header",
-    "invalid_hunk_header",
-];
+/// Whether `text` is in the format's language: pest parses it without the
+/// rules the Lark export omits (those exist only for error codes).
+fn in_language(format: Format, text: &str) -> bool {
+    let omitted = lark::omitted_rules(format.pest_grammar().unwrap()).unwrap();
+    formats::rules_used(format, text)
+        .is_some_and(|rules| !rules.iter().any(|r| omitted.contains(r)))
+}
 
+/// llguidance accepts every well-formed fixture, rejects every syntax-error
+/// fixture, and on the rest (semantic errors, binary patches, headerless
+/// hunks) agrees with the pest parser.
 #[test]
 fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
     for format in supported() {
@@ -100,25 +103,23 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
             let error = std::fs::read_to_string(dir.join("expect-error"))
                 .ok()
                 .map(|s| s.trim().to_string());
-            let should_accept = match error.as_deref() {
-                None => true,
-                Some(code) if SYNTAX_CODES.contains(&code) => false,
-                // Binary patches and copies are outside the language; a
-                // mode-only change is inside it and refused later.
-                Some("unsupported_git_patch_feature") => {
-                    !name.contains("binary") && !name.contains("copy")
+            let should_accept = in_language(format, unwrapped.body());
+            match error.as_deref() {
+                None if !should_accept => {
+                    wrong.push(format!("{name}: a well-formed fixture outside the grammar"))
                 }
-                Some(_) => true,
-            };
+                Some("syntax_error" | "unknown_format") if should_accept => {
+                    wrong.push(format!("{name}: a syntax-error fixture inside the grammar"))
+                }
+                _ => {}
+            }
             if engine.accepts(unwrapped.body()) != should_accept {
-                wrong.push(format!(
-                    "{name}: llguidance {}",
-                    if should_accept {
-                        "rejected it"
-                    } else {
-                        "accepted it"
-                    }
-                ));
+                let what = if should_accept {
+                    "rejected it"
+                } else {
+                    "accepted it"
+                };
+                wrong.push(format!("{name}: llguidance {what}"));
             }
         }
         assert!(wrong.is_empty(), "{format}:\n{}", wrong.join("\n"));
@@ -174,11 +175,8 @@ const CODEX_LINES: &[&str] = &[
 
 /// Whether llguidance and pest (without the omitted rules) agree on `text`.
 fn agree(format: Format, engine: &Engine, text: &str) -> Result<(), TestCaseError> {
-    let omitted = lark::omitted_rules(format.pest_grammar().unwrap()).unwrap();
-    let pest_accepts = formats::rules_used(format, text)
-        .is_some_and(|rules| !rules.iter().any(|r| omitted.contains(r)));
     prop_assert_eq!(
-        pest_accepts,
+        in_language(format, text),
         engine.accepts(text),
         "{} text:\n{}",
         format,
