@@ -7,7 +7,11 @@
 mod lark;
 
 /// Each format's grammar file stem and its start rule.
-const GRAMMARS: &[(&str, &str)] = &[("udiff", "patch"), ("codex", "patch")];
+const GRAMMARS: &[(&str, &str)] = &[
+    ("udiff", "patch"),
+    ("codex", "patch"),
+    ("repopatch", "patchset"),
+];
 
 fn main() {
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");

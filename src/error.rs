@@ -67,6 +67,10 @@ pub enum Code {
     /// Occurs when empty lines after a hunk, beyond its header's count, were
     /// read as a separator rather than as blank context.
     TrailingBlankContextDropped,
+    /// Occurs when a RepoPatch blank line is written without its block's
+    /// prefix (`-`, `.`, an empty line, or the other block's prefix) and is
+    /// read as a blank line of the block it stands in.
+    BlankLinePrefix,
 }
 
 impl Code {
@@ -97,6 +101,7 @@ impl Code {
         Code::CrlfPatchNormalized,
         Code::BlankLinesStripped,
         Code::TrailingBlankContextDropped,
+        Code::BlankLinePrefix,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -126,6 +131,7 @@ impl Code {
             Code::CrlfPatchNormalized => "crlf_patch_normalized",
             Code::BlankLinesStripped => "blank_lines_stripped",
             Code::TrailingBlankContextDropped => "trailing_blank_context_dropped",
+            Code::BlankLinePrefix => "blank_line_prefix",
         }
     }
 
@@ -139,7 +145,8 @@ impl Code {
             | Code::IgnoredMetadata
             | Code::CrlfPatchNormalized
             | Code::BlankLinesStripped
-            | Code::TrailingBlankContextDropped => Severity::Warning,
+            | Code::TrailingBlankContextDropped
+            | Code::BlankLinePrefix => Severity::Warning,
             _ => Severity::Error,
         }
     }

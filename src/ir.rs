@@ -39,11 +39,17 @@ pub struct Patch<'a> {
     pub lone_cr_breaks: bool,
     /// How this format phrases the fixes the applier suggests.
     pub advice: Advice,
+    /// Whether a file's edits apply one after the other, each located in
+    /// the file as the previous ones left it (RepoPatch, ap), rather than
+    /// all located in the original file (udiff, codex).
+    pub sequential: bool,
 }
 
 /// The fixes the applier suggests, in a format's own words.
 #[derive(Debug, Clone, Copy)]
 pub struct Advice {
+    /// What the format calls an edit's old block.
+    pub block: &'static str,
     /// How to make an ambiguous block match once.
     pub disambiguate: &'static str,
     /// How to create a file instead of editing it.
@@ -55,6 +61,7 @@ pub struct Advice {
 impl Default for Advice {
     fn default() -> Self {
         Advice {
+            block: "hunk context",
             disambiguate: "add context lines that occur only near the intended place",
             create: "create it as a new file instead",
             update: "edit the existing file instead of creating it",

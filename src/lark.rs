@@ -73,6 +73,7 @@ pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
         }
     }
     let terminals = terminal_rules(&defs);
+    let dead = dead_rules(&defs, &terminals)?;
     let mut out =
         String::from("// Generated from the pest grammar by grammar-patch; do not edit.\n");
     if start != "start" {
@@ -81,12 +82,13 @@ pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
             lark_name(start, terminals.contains(start))
         ));
     }
-    for name in reachable(&defs, start) {
+    for name in reachable(&defs, &dead, start) {
         let def = &defs[name.as_str()];
         let is_terminal = terminals.contains(&name);
         let mut cx = Cx {
             rule: &name,
             defs: &defs,
+            dead: &dead,
             terminals: &terminals,
             in_terminal: is_terminal,
         };
@@ -192,16 +194,78 @@ fn terminal_rules(defs: &BTreeMap<String, Def>) -> BTreeSet<String> {
     set
 }
 
-/// User rules reachable from `start`, skipping omitted ones, in a stable order
+/// Rules that cannot match once omitted rules are gone: the omitted ones,
+/// and those every alternative of which needs one.
+fn dead_rules(
+    defs: &BTreeMap<String, Def>,
+    terminals: &BTreeSet<String>,
+) -> Result<BTreeSet<String>, ExportError> {
+    let mut dead: BTreeSet<String> = defs
+        .iter()
+        .filter(|(_, d)| d.omit)
+        .map(|(n, _)| n.clone())
+        .collect();
+    loop {
+        let mut grew = false;
+        for (name, def) in defs {
+            if dead.contains(name) {
+                continue;
+            }
+            let mut cx = Cx {
+                rule: name,
+                defs,
+                dead: &dead,
+                terminals,
+                in_terminal: false,
+            };
+            if cx.prune(&def.expr)?.is_none() {
+                dead.insert(name.clone());
+                grew = true;
+            }
+        }
+        if !grew {
+            return Ok(dead);
+        }
+    }
+}
+
+/// The identifiers the export of `def` refers to: a lookahead that is
+/// dropped refers to nothing.
+fn exported_idents(def: &Def, out: &mut Vec<String>) {
+    fn walk(expr: &Expr, drop: bool, out: &mut Vec<String>) {
+        match expr {
+            Expr::PosPred(_) | Expr::NegPred(_) if drop => {}
+            Expr::Ident(name) => out.push(name.clone()),
+            Expr::Seq(a, b) | Expr::Choice(a, b) => {
+                walk(a, drop, out);
+                walk(b, drop, out);
+            }
+            Expr::Opt(a)
+            | Expr::Rep(a)
+            | Expr::RepOnce(a)
+            | Expr::RepExact(a, _)
+            | Expr::RepMin(a, _)
+            | Expr::RepMax(a, _)
+            | Expr::RepMinMax(a, _, _)
+            | Expr::PosPred(a)
+            | Expr::NegPred(a)
+            | Expr::Push(a) => walk(a, drop, out),
+            other => idents(other, out),
+        }
+    }
+    walk(&def.expr, def.drop_lookahead, out)
+}
+
+/// User rules reachable from `start`, skipping dead ones, in a stable order
 /// (breadth first, so the Lark file reads top-down like the pest file).
-fn reachable(defs: &BTreeMap<String, Def>, start: &str) -> Vec<String> {
+fn reachable(defs: &BTreeMap<String, Def>, dead: &BTreeSet<String>, start: &str) -> Vec<String> {
     let mut order = vec![start.to_string()];
     let mut i = 0;
     while i < order.len() {
         let mut next = vec![];
-        idents(&defs[order[i].as_str()].expr, &mut next);
+        exported_idents(&defs[order[i].as_str()], &mut next);
         for name in next {
-            if defs.get(&name).is_some_and(|d| !d.omit) && !order.contains(&name) {
+            if defs.contains_key(&name) && !dead.contains(&name) && !order.contains(&name) {
                 order.push(name);
             }
         }
@@ -269,6 +333,8 @@ enum Prec {
 struct Cx<'a> {
     rule: &'a str,
     defs: &'a BTreeMap<String, Def>,
+    /// Rules left out of the export (see [`dead_rules`]).
+    dead: &'a BTreeSet<String>,
     terminals: &'a BTreeSet<String>,
     in_terminal: bool,
 }
@@ -283,7 +349,7 @@ impl Cx<'_> {
     fn prune(&mut self, expr: &Expr) -> Result<Option<Expr>, ExportError> {
         let epsilon = || Expr::Str(String::new());
         Ok(match expr {
-            Expr::Ident(name) if self.defs.get(name).is_some_and(|d| d.omit) => None,
+            Expr::Ident(name) if self.dead.contains(name) => None,
             Expr::Seq(a, b) => match (self.prune(a)?, self.prune(b)?) {
                 (Some(a), Some(b)) => Some(Expr::Seq(Box::new(a), Box::new(b))),
                 _ => None,

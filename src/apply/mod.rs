@@ -2,6 +2,7 @@
 //! every format.
 //!
 //! - `seek.rs`: pure line search (exact, then the locator's relaxations).
+//! - `evolve.rs`: a file as earlier edits left it, for sequential formats.
 //! - `plan.rs`: pure planning: read, locate, describe the new text, collect errors.
 //! - `output.rs`: new file contents as pieces of the original and of the patch.
 //! - `commit.rs`: carries out a plan with a journal, all or nothing.
@@ -9,6 +10,7 @@
 //! - `fs.rs`: the disk, and the only code here that touches it.
 
 pub mod commit;
+pub mod evolve;
 pub mod fs;
 pub mod output;
 pub mod plan;

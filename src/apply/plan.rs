@@ -6,6 +6,7 @@ use std::cell::OnceCell;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::evolve::{Evolving, NIL};
 use super::output::{Builder, Output, Pieces};
 use super::seek::FileText;
 use super::tree::{Entry, FileTree};
@@ -102,6 +103,7 @@ pub fn plan<'p>(
             tree,
             root,
             lone_cr: patch.lone_cr_breaks,
+            sequential: patch.sequential,
             advice: patch.advice,
             warnings: &mut plan.warnings,
             errors: &mut errors,
@@ -121,6 +123,8 @@ struct OpCx<'a> {
     tree: &'a dyn FileTree,
     /// Whether a lone `\r` ends a line (the patch format decides).
     lone_cr: bool,
+    /// Whether edits apply one after the other (the patch format decides).
+    sequential: bool,
     advice: Advice,
     root: Option<&'a Path>,
     warnings: &'a mut Vec<Diagnostic>,
@@ -375,6 +379,9 @@ impl OpCx<'_> {
         original: String,
         edits: &'p [Edit<'_>],
     ) -> Option<Output<'p>> {
+        if self.sequential {
+            return self.edit_in_order(rel, original, edits);
+        }
         let pieces = {
             let file = FileText::with_breaks(&original, self.lone_cr);
             let target_text: OnceCell<Arc<str>> = OnceCell::new();
@@ -396,6 +403,195 @@ impl OpCx<'_> {
         };
         Some(Output::new(original, pieces))
     }
+}
+
+/// Where a sequential edit goes: after node `after` (an insertion), over
+/// the nodes `run`, with the relaxation it needed.
+struct Placed {
+    after: u32,
+    run: Vec<u32>,
+    relax: Option<Relax>,
+}
+
+impl OpCx<'_> {
+    /// Sequential edits (RepoPatch, ap): each is located in the file as the
+    /// edits before it left it, and every edit that cannot be placed is
+    /// explained against that text.
+    fn edit_in_order<'p>(
+        &mut self,
+        rel: &RelPath,
+        original: String,
+        edits: &'p [Edit<'_>],
+    ) -> Option<Output<'p>> {
+        let pieces = {
+            let file = FileText::with_breaks(&original, self.lone_cr);
+            let mut passes = vec![None];
+            for relax in edits.iter().flat_map(|e| e.locator.relax) {
+                if !passes.contains(&Some(*relax)) {
+                    passes.push(Some(*relax));
+                }
+            }
+            let mut ev = Evolving::new(&file, &passes);
+            let mut cursor = NIL;
+            let mut failed = false;
+            for (i, edit) in edits.iter().enumerate() {
+                match self.place(&ev, rel, edit, cursor) {
+                    Ok(Placed { after, run, relax }) => {
+                        if let Some(relax) = relax {
+                            let at = match run.first().and_then(|&id| ev.original_line(id)) {
+                                Some(line) => {
+                                    format!("line {} (as numbered before the patch)", line + 1)
+                                }
+                                None => "lines an earlier operation wrote".to_string(),
+                            };
+                            self.warnings
+                                .push(fuzz_warning(rel, edit, self.advice, &at, relax));
+                        }
+                        cursor = ev.splice(after, &run, edit, i);
+                    }
+                    Err(()) => {
+                        failed = true;
+                        let d = self.explain_miss(&file, &ev, rel, edits, i, cursor);
+                        self.errors.push(d);
+                    }
+                }
+            }
+            if failed {
+                return None;
+            }
+            ev.pieces()
+        };
+        Some(Output::new(original, pieces))
+    }
+
+    /// Where `edit` goes in the file as it is now: the node it goes after
+    /// (for an insertion), the nodes it replaces, and the relaxation it
+    /// needed. A plain block, unique in the file, is found through the line
+    /// index; anything else is located in the text written out.
+    fn place(&self, ev: &Evolving, rel: &RelPath, edit: &Edit, cursor: u32) -> Result<Placed, ()> {
+        let loc = &edit.locator;
+        let plain = loc.hint.is_none()
+            && loc.anchor.is_none()
+            && loc.range_end.is_none()
+            && !loc.at_eof
+            && loc.uniqueness == Uniqueness::UniqueInFile
+            && !edit.old.is_empty();
+        if plain {
+            for relax in std::iter::once(None).chain(loc.relax.iter().copied().map(Some)) {
+                match ev.find_all(&edit.old, relax).as_slice() {
+                    [] => continue,
+                    [start] => {
+                        return Ok(Placed {
+                            after: NIL,
+                            run: ev.run(*start, edit.old.len()),
+                            relax,
+                        })
+                    }
+                    _ => return Err(()),
+                }
+            }
+            return Err(());
+        }
+        let (text, order) = ev.current();
+        let file = FileText::with_breaks(&text, self.lone_cr);
+        let target_text = OnceCell::new();
+        let locating = Locating {
+            file: &file,
+            rel,
+            advice: self.advice,
+            target_text: &target_text,
+            warnings: vec![],
+            errors: vec![],
+        };
+        let from = order
+            .iter()
+            .position(|&id| id == cursor)
+            .map_or(0, |p| p + 1);
+        let found = locating.locate(edit, 0, from).map_err(|_| ())?;
+        let start = found.start.min(order.len());
+        let end = (start + found.len).min(order.len());
+        let after = if start == 0 { NIL } else { order[start - 1] };
+        Ok(Placed {
+            after,
+            run: order[start..end].to_vec(),
+            relax: found.relax,
+        })
+    }
+
+    /// Why edit `i` has no place: the applier's usual diagnosis against the
+    /// text as the earlier edits left it, and, when the block was in the
+    /// original file, the earlier edit that changed it.
+    fn explain_miss(
+        &self,
+        original: &FileText,
+        ev: &Evolving,
+        rel: &RelPath,
+        edits: &[Edit],
+        i: usize,
+        cursor: u32,
+    ) -> Diagnostic {
+        let edit = &edits[i];
+        let (text, order) = ev.current();
+        let file = FileText::with_breaks(&text, self.lone_cr);
+        let target_text = OnceCell::new();
+        let locating = Locating {
+            file: &file,
+            rel,
+            advice: self.advice,
+            target_text: &target_text,
+            warnings: vec![],
+            errors: vec![],
+        };
+        let from = order
+            .iter()
+            .position(|&id| id == cursor)
+            .map_or(0, |p| p + 1);
+        let miss = match locating.locate(edit, 0, from) {
+            Err(miss) => miss,
+            // The index and the text disagree: never guess, refuse.
+            Ok(_) => Miss::NotFound(Part::Block),
+        };
+        let not_found = matches!(miss, Miss::NotFound(Part::Block));
+        let mut d = locating.miss(edit, miss, 0);
+        if not_found && !edit.old.is_empty() {
+            let earlier = original
+                .find_all(&edit.old, None, 0)
+                .into_iter()
+                .flat_map(|s| s..s + edit.old.len())
+                .find_map(|line| ev.removed_by(line));
+            if let Some(k) = earlier {
+                d = d
+                    .secondary(edits[k].span, "an earlier operation changed these lines first")
+                    .note(format!(
+                        "the {} is in the file before the patch, but operations apply in order, \
+                         and the one above changed it",
+                        self.advice.block
+                    ))
+                    .hint(format!(
+                        "write each operation against the file as the operations before it leave it: \
+                         merge the two operations, or give this one the {} as it reads after the earlier one",
+                        self.advice.block
+                    ));
+            }
+        }
+        d
+    }
+}
+
+/// A block that matched only with whitespace relaxed, at `at` (a place in
+/// the file, in words).
+fn fuzz_warning(rel: &RelPath, edit: &Edit, advice: Advice, at: &str, relax: Relax) -> Diagnostic {
+    Diagnostic::new(
+        Code::WhitespaceFuzz,
+        format!(
+            "{} matched {at} of `{rel}` only {}",
+            advice.block,
+            relax.describe()
+        ),
+    )
+    .at(edit.span, "whitespace differs from the file")
+    .path(rel.as_str())
+    .note("lines kept from the file keep the file's own text")
 }
 
 /// A new file: the patch's lines with LF line ends.
@@ -444,9 +640,9 @@ enum Part {
 }
 
 impl Part {
-    fn noun(self) -> &'static str {
+    fn noun(self, advice: Advice) -> &'static str {
         match self {
-            Part::Block => "hunk context",
+            Part::Block => advice.block,
             Part::Anchor => "anchor",
             Part::RangeEnd => "range end",
         }
@@ -512,20 +708,9 @@ impl Locating<'_, '_> {
                         drift = start as isize - h as isize;
                     }
                     if let Some(relax) = relax {
-                        self.warnings.push(
-                            Diagnostic::new(
-                                Code::WhitespaceFuzz,
-                                format!(
-                                    "hunk matched line {} of `{}` only {}",
-                                    start + 1,
-                                    self.rel,
-                                    relax.describe()
-                                ),
-                            )
-                            .at(edit.span, "whitespace differs from the file")
-                            .path(self.rel.as_str())
-                            .note("context lines keep the file's own text"),
-                        );
+                        let at = format!("line {}", start + 1);
+                        let d = fuzz_warning(self.rel, edit, self.advice, &at, relax);
+                        self.warnings.push(d);
                     }
                     cursor = start + len;
                     regions.push(Region {
@@ -672,7 +857,7 @@ impl Locating<'_, '_> {
                 let how = relax.map_or(String::new(), |r| format!(" ({})", r.describe()));
                 let mut d = Diagnostic::new(
                     Code::AmbiguousContext,
-                    format!("{} matches {} places in `{rel}`{how}", part.noun(), found.len()),
+                    format!("{} matches {} places in `{rel}`{how}", part.noun(self.advice), found.len()),
                 )
                 .at(edit.span, "this block occurs more than once")
                 .path(rel.as_str())
@@ -692,7 +877,7 @@ impl Locating<'_, '_> {
                     }
                     (_, Some(first), Some(last)) => (first.span.to(last.span), format!("not a line of {rel}")),
                 };
-                let mut d = Diagnostic::new(Code::ContextNotFound, format!("{} not found in `{rel}`{place}", part.noun()))
+                let mut d = Diagnostic::new(Code::ContextNotFound, format!("{} not found in `{rel}`{place}", part.noun(self.advice)))
                     .at(span, label)
                     .path(rel.as_str());
                 if part == Part::Anchor {
@@ -716,7 +901,7 @@ impl Locating<'_, '_> {
                         ))
                     }
                     None => d.hint(format!(
-                        "no line of this hunk occurs in {rel}; re-read the file before writing the hunk"
+                        "none of these lines occurs in {rel}; re-read the file before writing the patch"
                     )),
                 }
             }

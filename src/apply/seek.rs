@@ -107,7 +107,7 @@ impl<'a> FileText<'a> {
         };
         self.indexes[slot].get_or_init(|| {
             let mut index: Vec<(u64, u32)> = (0..self.len())
-                .map(|i| (hash(&key(self.line(i), relax)), i as u32))
+                .map(|i| (hash_key(&key(self.line(i), relax)), i as u32))
                 .collect();
             index.sort_unstable();
             index
@@ -116,8 +116,12 @@ impl<'a> FileText<'a> {
 
     /// The lines whose key hashes like `line`'s, ascending.
     fn positions(&self, line: &str, relax: Option<Relax>) -> &[(u64, u32)] {
+        self.positions_of_hash(hash_key(&key(line, relax)), relax)
+    }
+
+    /// The lines whose key under `relax` hashes to `h`, ascending.
+    pub fn positions_of_hash(&self, h: u64, relax: Option<Relax>) -> &[(u64, u32)] {
         let index = self.index(relax);
-        let h = hash(&key(line, relax));
         let start = index.partition_point(|&(k, _)| k < h);
         let end = start + index[start..].partition_point(|&(k, _)| k == h);
         &index[start..end]
@@ -178,8 +182,9 @@ impl<'a> FileText<'a> {
     }
 }
 
-/// FNV-1a: fast on short lines, and collisions are checked anyway.
-fn hash(text: &str) -> u64 {
+/// The hash the line index files a key under. FNV-1a: fast on short
+/// lines, and collisions are checked anyway.
+pub fn hash_key(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })

@@ -91,6 +91,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     };
     lower.patch.lone_cr_breaks = true;
     lower.patch.advice = Advice {
+        block: "hunk context",
         disambiguate:
             "put `@@ CONTEXT` before the hunk, with a line that occurs once above the change \
                        (a function or class header), or `@@ :N` to start searching at line N",

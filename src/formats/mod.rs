@@ -12,6 +12,7 @@ use crate::error::{Code, Diagnostic};
 use crate::ir::{Patch, Span};
 
 pub mod codex;
+pub mod repopatch;
 pub mod udiff;
 
 /// A patch format.
@@ -53,7 +54,7 @@ impl Format {
 
     /// Whether this build can parse and apply the format.
     pub fn is_supported(self) -> bool {
-        matches!(self, Format::Udiff | Format::Codex)
+        matches!(self, Format::Udiff | Format::Codex | Format::Repopatch)
     }
 
     /// The format's pest grammar, the single source of its syntax.
@@ -61,6 +62,7 @@ impl Format {
         match self {
             Format::Udiff => Some(include_str!("../../grammars/udiff.pest")),
             Format::Codex => Some(include_str!("../../grammars/codex.pest")),
+            Format::Repopatch => Some(include_str!("../../grammars/repopatch.pest")),
             _ => None,
         }
     }
@@ -70,6 +72,7 @@ impl Format {
         match self {
             Format::Udiff => Some(include_str!(concat!(env!("OUT_DIR"), "/udiff.lark"))),
             Format::Codex => Some(include_str!(concat!(env!("OUT_DIR"), "/codex.lark"))),
+            Format::Repopatch => Some(include_str!(concat!(env!("OUT_DIR"), "/repopatch.lark"))),
             _ => None,
         }
     }
@@ -121,9 +124,10 @@ pub fn parse(
     text: &str,
     body: Span,
 ) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
-    match format {
+    let result = match format {
         Format::Udiff => udiff::parse(text, body),
         Format::Codex => codex::parse(text, body),
+        Format::Repopatch => repopatch::parse(text, body),
         other => Err(vec![Diagnostic::new(
             Code::UnknownFormat,
             format!("the {other} format is not supported by this build yet"),
@@ -131,7 +135,20 @@ pub fn parse(
         .hint(
             "send the patch as a unified diff (`--- a/PATH`, `+++ b/PATH`, `@@ -l,s +l,s @@`)",
         )]),
-    }
+    };
+    result.map_err(|mut errors| {
+        let other = detect(&text[body.start..body.end]).filter(|&f| f != format);
+        if let (Some(other), Some(first)) = (other, errors.first_mut()) {
+            if first.code == Code::SyntaxError {
+                first.message = format!("this is a {other} patch, not {format}");
+                first.notes.insert(0, format!("the text reads as {}", other.describe()));
+                first.hint = Some(format!(
+                    "rewrite it in the {format} format, or apply it with `--format {other}` (or no --format)"
+                ));
+            }
+        }
+        errors
+    })
 }
 
 /// The grammar rules in the parse tree of `text`, or `None` when it does
@@ -140,6 +157,7 @@ pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeS
     match format {
         Format::Udiff => udiff::rules_used(text),
         Format::Codex => codex::rules_used(text),
+        Format::Repopatch => repopatch::rules_used(text),
         _ => None,
     }
 }

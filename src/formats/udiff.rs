@@ -79,6 +79,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         metadata_spans: vec![],
     };
     lower.patch.advice = Advice {
+        block: "hunk context",
         disambiguate: "add context lines that occur only near the intended place, \
                        or correct the start line in the hunk header",
         create: "create the file with `--- /dev/null` and `+++ b/PATH`",

@@ -13,6 +13,8 @@
 //!   before-empty-dirs, after-empty-dirs   empty directories git cannot store, one per line
 //!   modes               `path octal-mode` lines: set before, checked after
 //!   links               `path target` lines: symbolic links added to before/
+//!   outside-grammar     why the parser accepts this patch although the Lark export
+//!                       does not (a lenient reading, with or without a warning)
 //! ```
 //!
 //! "Exact tree" means the same files with the same bytes and the same
@@ -306,6 +308,13 @@ fn codex_fixtures() {
     run_format(Format::Codex);
 }
 
+/// `tests/fixtures/repopatch/`: every operation, the sequential semantics,
+/// text fidelity, and each "Must Never Do" lint rule of the spec.
+#[test]
+fn repopatch_fixtures() {
+    run_format(Format::Repopatch);
+}
+
 /// The error codes the fixtures of `format` expect.
 fn covered_codes(format: Format) -> Vec<String> {
     cases(format)
@@ -352,6 +361,29 @@ fn codex_fixtures_cover_every_codex_error_code() {
         assert!(
             covered.iter().any(|c| c == code.as_str()),
             "no codex fixture raises {code}"
+        );
+    }
+}
+
+/// Every error code a RepoPatch patch can raise has a fixture that raises it.
+/// (`io_error` comes from the file system: see atomic.rs.)
+#[test]
+fn repopatch_fixtures_cover_every_repopatch_error_code() {
+    let covered = covered_codes(Format::Repopatch);
+    let codes = [
+        Code::SyntaxError,
+        Code::PathEscape,
+        Code::DuplicateFilePatch,
+        Code::FileNotFound,
+        Code::FileExists,
+        Code::ContextNotFound,
+        Code::AmbiguousContext,
+        Code::UnsupportedFile,
+    ];
+    for code in codes {
+        assert!(
+            covered.iter().any(|c| c == code.as_str()),
+            "no repopatch fixture raises {code}"
         );
     }
 }

@@ -57,6 +57,27 @@ fn codex_line() -> impl Strategy<Value = String> {
     ]
 }
 
+fn repopatch_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("PATCH f".to_string()),
+        Just("PATCH g".to_string()),
+        Just("PATCH ../x".to_string()),
+        Just("ENDPATCH".to_string()),
+        Just("ENDPATCHSET".to_string()),
+        Just("REPLACE".to_string()),
+        Just("INSERT BEFORE".to_string()),
+        Just("INSERT AFTER".to_string()),
+        Just("DELETE".to_string()),
+        Just("CREATEFILE".to_string()),
+        Just("DELETEFILE".to_string()),
+        Just("---".to_string()),
+        "[-.][ ]?[a-c ]{0,3}",
+        "[A-Z ]{0,14}[0-9]?",
+        Just(String::new()),
+        "\\PC{0,8}",
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -79,11 +100,31 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_repopatch_patches_never_panic(
+        lines in proptest::collection::vec(repopatch_line(), 0..24),
+        f in proptest::option::of("[a-c \t]{0,3}(\n[a-c ]{0,3}){0,8}\n?"),
+    ) {
+        let text = format!("PATCHSET\n{}ENDPATCHSET\n", lines.iter().map(|l| format!("{l}\n")).collect::<String>());
+        let mut tree = MemTree::default();
+        if let Some(f) = &f {
+            tree = tree.with_file("f", f);
+        }
+        let before = tree.clone();
+        let outcome = run(text.as_str(), Some(Format::Repopatch), Mode::Apply { dry_run: false }, Some(&mut tree), None);
+        if !outcome.ok() {
+            prop_assert_eq!(tree, before, "a rejected patch changed the tree");
+        }
+        let _ = grammar_patch::report::to_json(&outcome);
+        let _ = grammar_patch::diagnostics::render_plain(&outcome.diagnostics, "p", &outcome.text);
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let _ = run(text.as_str(), None, Mode::Lint, None, None);
         let _ = run(text.as_str(), Some(Format::Udiff), Mode::Lint, None, None);
         let _ = run(text.as_str(), Some(Format::Codex), Mode::Lint, None, None);
+        let _ = run(text.as_str(), Some(Format::Repopatch), Mode::Lint, None, None);
     }
 
     #[test]

@@ -89,7 +89,8 @@ fn in_language(format: Format, text: &str) -> bool {
         .is_some_and(|rules| !rules.iter().any(|r| omitted.contains(r)))
 }
 
-/// llguidance accepts every well-formed fixture, rejects every syntax-error
+/// llguidance accepts every well-formed fixture (except those marked
+/// `outside-grammar`, which it must reject), rejects every syntax-error
 /// fixture, and on the rest (semantic errors, binary patches, headerless
 /// hunks) agrees with the pest parser.
 #[test]
@@ -104,9 +105,15 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
                 .ok()
                 .map(|s| s.trim().to_string());
             let should_accept = in_language(format, unwrapped.body());
+            // A patch the parser accepts leniently (with a warning, or
+            // layout the export leaves out) says why in `outside-grammar`.
+            let lenient = dir.join("outside-grammar").exists();
             match error.as_deref() {
-                None if !should_accept => {
+                None if !should_accept && !lenient => {
                     wrong.push(format!("{name}: a well-formed fixture outside the grammar"))
+                }
+                None if should_accept && lenient => {
+                    wrong.push(format!("{name}: marked outside-grammar, but inside it"))
                 }
                 Some("syntax_error" | "unknown_format") if should_accept => {
                     wrong.push(format!("{name}: a syntax-error fixture inside the grammar"))
@@ -173,6 +180,68 @@ const CODEX_LINES: &[&str] = &[
     "garbage",
 ];
 
+/// Lines RepoPatch patches are made of, valid and not.
+const REPOPATCH_LINES: &[&str] = &[
+    "PATCH a.txt",
+    "PATCH  ",
+    "ENDPATCH",
+    "ENDPATCHSET",
+    "REPLACE",
+    "REPLACE 3-4",
+    "INSERT BEFORE",
+    "INSERT AFTER ",
+    "DELETE",
+    "CREATEFILE",
+    "DELETEFILE",
+    "- old",
+    "- ",
+    "-",
+    "-old",
+    ". new",
+    ". ",
+    ".",
+    "---",
+    "--- ",
+    "",
+    "  ",
+    "# comment",
+    "```",
+];
+
+/// A well-formed RepoPatch operation, as lines.
+fn repopatch_op() -> impl Strategy<Value = Vec<String>> {
+    let block = |prefix: &'static str, min: usize| {
+        proptest::collection::vec(
+            prop_oneof![Just(""), Just("x"), Just("- y"), Just(". z")],
+            min..4,
+        )
+        .prop_map(move |ls| {
+            ls.iter()
+                .map(|l| format!("{prefix}{l}"))
+                .collect::<Vec<_>>()
+        })
+    };
+    (0..6usize, block("- ", 1), block(". ", 0)).prop_map(|(kind, old, new)| {
+        let mut lines = vec![];
+        match kind {
+            0 => lines.push("CREATEFILE".to_string()),
+            1 => lines.push("DELETEFILE".to_string()),
+            _ => {
+                let kw = ["REPLACE", "INSERT BEFORE", "INSERT AFTER", "DELETE"][kind - 2];
+                lines.push(kw.to_string());
+                lines.extend(old);
+                if kw != "DELETE" {
+                    lines.push("---".to_string());
+                }
+            }
+        }
+        if kind != 1 && kind != 5 {
+            lines.extend(new);
+        }
+        lines
+    })
+}
+
 /// Whether llguidance and pest (without the omitted rules) agree on `text`.
 fn agree(format: Format, engine: &Engine, text: &str) -> Result<(), TestCaseError> {
     prop_assert_eq!(
@@ -188,6 +257,7 @@ fn agree(format: Format, engine: &Engine, text: &str) -> Result<(), TestCaseErro
 thread_local! {
     static UDIFF: Engine = Engine::new(Format::Udiff.lark_grammar().unwrap());
     static CODEX: Engine = Engine::new(Format::Codex.lark_grammar().unwrap());
+    static REPOPATCH: Engine = Engine::new(Format::Repopatch.lark_grammar().unwrap());
 }
 
 proptest! {
@@ -213,6 +283,43 @@ proptest! {
         let (open, close) = if heredoc { ("apply_patch <<'EOF'\n", "EOF\n") } else { ("", "") };
         let text = format!("{open}{begin}\n{middle}{end}{close}");
         CODEX.with(|e| agree(Format::Codex, e, &text))?;
+    }
+
+    /// The same for RepoPatch line soups inside `PATCHSET`.
+    #[test]
+    fn llguidance_agrees_with_pest_on_repopatch_line_soups(
+        picks in proptest::collection::vec(0..REPOPATCH_LINES.len(), 0..14),
+        close in any::<bool>(),
+    ) {
+        let middle: String = picks.iter().map(|&i| format!("{}\n", REPOPATCH_LINES[i])).collect();
+        let text = format!("PATCHSET\n{middle}{}", if close { "ENDPATCHSET\n" } else { "" });
+        REPOPATCH.with(|e| agree(Format::Repopatch, e, &text))?;
+    }
+
+    /// And on well-formed patches with one line inserted, replaced or
+    /// removed, where the two are most likely to part.
+    #[test]
+    fn llguidance_agrees_with_pest_on_mutated_repopatch(
+        ops in proptest::collection::vec(proptest::collection::vec(repopatch_op(), 1..3), 1..3),
+        mutation in (0..3usize, any::<prop::sample::Index>(), 0..REPOPATCH_LINES.len()),
+    ) {
+        let mut lines = vec!["PATCHSET".to_string()];
+        for file in ops {
+            lines.push("PATCH f.txt".to_string());
+            lines.extend(file.into_iter().flatten());
+            lines.push("ENDPATCH".to_string());
+        }
+        lines.push("ENDPATCHSET".to_string());
+        let (kind, at, pick) = mutation;
+        let at = at.index(lines.len());
+        let line = REPOPATCH_LINES[pick].to_string();
+        match kind {
+            0 => lines.insert(at, line),
+            1 => lines[at] = line,
+            _ => { lines.remove(at); }
+        }
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        REPOPATCH.with(|e| agree(Format::Repopatch, e, &text))?;
     }
 }
 

@@ -11,5 +11,7 @@ mod fuzz;
 mod grammar;
 /// Our results against `git apply` on the same patches.
 mod peers;
+/// RepoPatch's in-order semantics against a naive model.
+mod sequential;
 /// Tree copying and comparison shared by the modules below.
 mod support;

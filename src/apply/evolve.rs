@@ -1,0 +1,462 @@
+//! A file as a patch's earlier edits left it, for formats whose edits apply
+//! one after the other (RepoPatch, ap).
+//!
+//! Rebuilding the text after every edit would cost the file's size per
+//! edit: 5,000 edits of a 200,000-line file is a billion line copies. So the
+//! file is a doubly linked list of line nodes instead. Nodes `0..n` are the
+//! original lines (and share the original file's line index); an edit
+//! unlinks the nodes it removes and links new ones for the lines it adds,
+//! which go into a small index of their own. Finding a block walks only the
+//! live nodes whose text hashes like the block's rarest line, as
+//! [`FileText::find_all`] does, so each edit costs its own size plus the
+//! candidates of that line, whatever edits came before.
+//!
+//! Positions (line numbers) are not kept: they are needed only to explain a
+//! failure, and [`Evolving::current`] writes the text out for that.
+
+use std::collections::HashMap;
+
+use super::output::{Builder, Pieces};
+use super::seek::{hash_key, key, FileText};
+use crate::ir::{Edit, Line, NewLine, Relax};
+
+/// No node: the end of the list.
+pub const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+enum Src<'p> {
+    /// Line `i` of the original file, with its own ending.
+    Orig(u32),
+    /// A line of the patch.
+    Text(&'p str),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node<'p> {
+    prev: u32,
+    next: u32,
+    alive: bool,
+    src: Src<'p>,
+    /// The edit that unlinked this node, for "an earlier edit removed it".
+    removed_by: u32,
+}
+
+/// Node ids by the hash of their line's key.
+type AddedIndex = HashMap<u64, Vec<u32>>;
+
+pub struct Evolving<'f, 'p> {
+    file: &'f FileText<'f>,
+    nodes: Vec<Node<'p>>,
+    head: u32,
+    tail: u32,
+    /// Lines added so far, by the hash of their key, for each pass in use.
+    added: Vec<(Option<Relax>, AddedIndex)>,
+    /// Whether the text ends with a line end. While it does not, the last
+    /// line is never empty: `x` and an empty line without an ending is the
+    /// text `x\n`, one line, and the list must read like the text.
+    final_newline: bool,
+}
+
+impl<'f, 'p> Evolving<'f, 'p> {
+    /// The original file, ready for edits that may match with any of `passes`.
+    pub fn new(file: &'f FileText<'f>, passes: &[Option<Relax>]) -> Self {
+        let n = file.len() as u32;
+        let nodes = (0..n)
+            .map(|i| Node {
+                prev: if i == 0 { NIL } else { i - 1 },
+                next: if i + 1 == n { NIL } else { i + 1 },
+                alive: true,
+                src: Src::Orig(i),
+                removed_by: NIL,
+            })
+            .collect();
+        Evolving {
+            file,
+            nodes,
+            head: if n == 0 { NIL } else { 0 },
+            tail: if n == 0 { NIL } else { n - 1 },
+            added: passes.iter().map(|&p| (p, HashMap::new())).collect(),
+            final_newline: n == 0 || !file.eol(n as usize - 1).is_empty(),
+        }
+    }
+
+    fn text(&self, id: u32) -> &str {
+        match self.nodes[id as usize].src {
+            Src::Orig(i) => self.file.line(i as usize),
+            Src::Text(t) => t,
+        }
+    }
+
+    pub fn next(&self, id: u32) -> u32 {
+        if id == NIL {
+            self.head
+        } else {
+            self.nodes[id as usize].next
+        }
+    }
+
+    /// The original line a node shows, if it is one.
+    pub fn original_line(&self, id: u32) -> Option<usize> {
+        match self.nodes.get(id as usize)?.src {
+            Src::Orig(i) => Some(i as usize),
+            Src::Text(_) => None,
+        }
+    }
+
+    /// The edit that removed original line `i`, if one did.
+    pub fn removed_by(&self, i: usize) -> Option<usize> {
+        let node = self.nodes.get(i)?;
+        (!node.alive && node.removed_by != NIL).then_some(node.removed_by as usize)
+    }
+
+    fn added_index(&self, relax: Option<Relax>) -> &AddedIndex {
+        &self
+            .added
+            .iter()
+            .find(|(p, _)| *p == relax)
+            .expect("Evolving::new was given every pass in use")
+            .1
+    }
+
+    /// The first node of every place `block` (non-empty) matches under
+    /// `relax`, in no particular order.
+    pub fn find_all(&self, block: &[Line], relax: Option<Relax>) -> Vec<u32> {
+        let added = self.added_index(relax);
+        let keys: Vec<_> = block.iter().map(|l| key(&l.text, relax)).collect();
+        let candidates = |j: usize| {
+            let h = hash_key(&keys[j]);
+            let orig = self.file.positions_of_hash(h, relax);
+            let new = added.get(&h).map_or(&[][..], Vec::as_slice);
+            (orig, new)
+        };
+        let Some(pivot) = (0..block.len()).min_by_key(|&j| {
+            let (o, a) = candidates(j);
+            o.len() + a.len()
+        }) else {
+            return vec![];
+        };
+        let (orig, new) = candidates(pivot);
+        let ids = orig.iter().map(|&(_, i)| i).chain(new.iter().copied());
+        ids.filter(|&c| self.nodes[c as usize].alive)
+            .filter_map(|c| {
+                let mut start = c;
+                for _ in 0..pivot {
+                    start = self.nodes[start as usize].prev;
+                    if start == NIL {
+                        return None;
+                    }
+                }
+                let mut at = start;
+                for k in &keys {
+                    if at == NIL || key(self.text(at), relax) != *k {
+                        return None;
+                    }
+                    at = self.nodes[at as usize].next;
+                }
+                Some(start)
+            })
+            .collect()
+    }
+
+    /// The `len` live nodes from `start` on.
+    pub fn run(&self, start: u32, len: usize) -> Vec<u32> {
+        let mut out = Vec::with_capacity(len);
+        let mut at = start;
+        while out.len() < len && at != NIL {
+            out.push(at);
+            at = self.nodes[at as usize].next;
+        }
+        out
+    }
+
+    fn push_node(&mut self, src: Src<'p>) -> u32 {
+        let id = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            prev: NIL,
+            next: NIL,
+            alive: true,
+            src,
+            removed_by: NIL,
+        });
+        let text = match src {
+            Src::Orig(i) => self.file.line(i as usize),
+            Src::Text(t) => t,
+        };
+        for (relax, index) in &mut self.added {
+            index
+                .entry(hash_key(&key(text, *relax)))
+                .or_default()
+                .push(id);
+        }
+        id
+    }
+
+    fn link(&mut self, a: u32, b: u32) {
+        if a == NIL {
+            self.head = b;
+        } else {
+            self.nodes[a as usize].next = b;
+        }
+        if b == NIL {
+            self.tail = a;
+        } else {
+            self.nodes[b as usize].prev = a;
+        }
+    }
+
+    /// Replaces the nodes `matched` (consecutive and live; empty for a pure
+    /// insertion after `after`, `NIL` for the start) with `edit`'s new
+    /// block. Returns the last node of the new block, or the node before it
+    /// when the block is empty.
+    pub fn splice(&mut self, after: u32, matched: &[u32], edit: &'p Edit<'_>, index: usize) -> u32 {
+        let before = matched
+            .first()
+            .map_or(after, |&m| self.nodes[m as usize].prev);
+        let following = match matched.last() {
+            Some(&m) => self.nodes[m as usize].next,
+            None => self.next(after),
+        };
+        let mut kept = vec![false; matched.len()];
+        let mut last_kept = None;
+        let mut seq = Vec::with_capacity(edit.new.len());
+        for new in &edit.new {
+            let id = match *new {
+                NewLine::Keep(j) if last_kept.is_none_or(|l| j > l) && j < matched.len() => {
+                    kept[j] = true;
+                    last_kept = Some(j);
+                    matched[j]
+                }
+                NewLine::Keep(j) => {
+                    let src = matched
+                        .get(j)
+                        .map_or(Src::Text(""), |&m| self.nodes[m as usize].src);
+                    self.push_node(src)
+                }
+                NewLine::Add(ref line) => self.push_node(Src::Text(line.text.as_ref())),
+            };
+            seq.push(id);
+        }
+        for (j, &m) in matched.iter().enumerate() {
+            if !kept[j] {
+                let node = &mut self.nodes[m as usize];
+                node.alive = false;
+                node.removed_by = index as u32;
+            }
+        }
+        let mut prev = before;
+        for &id in &seq {
+            self.link(prev, id);
+            prev = id;
+        }
+        self.link(prev, following);
+        let tail = self.tail;
+        if !self.final_newline && tail != NIL && self.text(tail).is_empty() {
+            // An empty last line without a line end is no line: its
+            // predecessor's line end now ends the text.
+            let before_tail = self.nodes[tail as usize].prev;
+            let node = &mut self.nodes[tail as usize];
+            node.alive = false;
+            node.removed_by = index as u32;
+            self.link(before_tail, NIL);
+            self.final_newline = true;
+            if prev == tail {
+                prev = before_tail;
+            }
+        }
+        prev
+    }
+
+    /// The last node, `NIL` for an empty file.
+    pub fn tail(&self) -> u32 {
+        self.tail
+    }
+
+    /// Writes the current text out: each line with its own ending, added
+    /// lines (and a last line that is no longer last) with the file's
+    /// dominant one, and the final-newline state kept. Calls `line` with each node as its line is written.
+    fn write_out(&self, out: &mut Builder<'p, '_>, mut line: impl FnMut(u32)) {
+        let file = self.file;
+        let n = file.len();
+        let text = file.text;
+        let dominant: &'static str = if n > 0 && file.eol(0) == "\r\n" {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        let start = |i: usize| {
+            if i < n {
+                file.span_of(i, i).0
+            } else {
+                text.len()
+            }
+        };
+        out.push_original(0, file.prefix_len());
+        let mut at = self.head;
+        while at != NIL {
+            line(at);
+            let node = self.nodes[at as usize];
+            match node.src {
+                Src::Orig(i) => {
+                    let i = i as usize;
+                    out.push_original(start(i), start(i + 1));
+                    if file.eol(i).is_empty() {
+                        out.push_text(dominant);
+                    }
+                }
+                Src::Text(t) => {
+                    out.push_text(t);
+                    out.push_text(dominant);
+                }
+            }
+            at = node.next;
+        }
+        if !self.final_newline {
+            out.trim_final_eol();
+        }
+    }
+
+    /// The new text, as pieces of the original and of the patch.
+    pub fn pieces(&self) -> Pieces<'p> {
+        let mut out = Builder::new(self.file.text);
+        self.write_out(&mut out, |_| {});
+        out.finish()
+    }
+
+    /// The current text, and the node of each of its lines (to explain a
+    /// failure against the file as it is at that point).
+    pub fn current(&self) -> (String, Vec<u32>) {
+        let mut out = Builder::new(self.file.text);
+        let mut order = vec![];
+        self.write_out(&mut out, |id| order.push(id));
+        let pieces = out.finish();
+        let text = super::output::Output::new(self.file.text.to_string(), pieces).to_vec();
+        (String::from_utf8(text).unwrap_or_default(), order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The linked list against the obvious oracle: the text written out
+    //! after every edit, searched line by line.
+    use super::*;
+    use crate::ir::{Locator, Span, Uniqueness};
+    use proptest::prelude::*;
+
+    fn edit(old: &[&'static str], new: Vec<NewLine<'static>>) -> Edit<'static> {
+        Edit {
+            old: Line::unplaced(old),
+            new,
+            old_no_eol: false,
+            new_no_eol: false,
+            locator: Locator {
+                hint: None,
+                anchor: None,
+                range_end: None,
+                at_eof: false,
+                relax: &[],
+                uniqueness: Uniqueness::UniqueInFile,
+            },
+            span: Span::default(),
+        }
+    }
+
+    fn add(text: &'static str) -> NewLine<'static> {
+        NewLine::Add(Line::unplaced(&[text]).remove(0))
+    }
+
+    /// Where `block` starts in `text`, by brute force.
+    fn brute(text: &str, block: &[&str]) -> Vec<usize> {
+        let lines: Vec<&str> = text.lines().collect();
+        (0..lines.len())
+            .filter(|&s| s + block.len() <= lines.len() && lines[s..s + block.len()] == *block)
+            .collect()
+    }
+
+    #[test]
+    fn edits_see_earlier_edits() {
+        let text = "a\nb\nc\n";
+        let file = FileText::new(text);
+        let edits = [
+            edit(&["b"], vec![add("x"), add("b")]),
+            edit(&["x", "b"], vec![NewLine::Keep(1)]),
+            edit(
+                &["a", "b"],
+                vec![NewLine::Keep(0), add("y"), NewLine::Keep(1)],
+            ),
+        ];
+        let mut ev = Evolving::new(&file, &[None]);
+        for (i, e) in edits.iter().enumerate() {
+            let found = ev.find_all(&e.old, None);
+            assert_eq!(found.len(), 1, "edit {i}");
+            let run = ev.run(found[0], e.old.len());
+            ev.splice(NIL, &run, e, i);
+        }
+        assert_eq!(ev.current().0, "a\ny\nb\nc\n");
+        // `x` was added by edit 0 and removed by edit 1.
+        assert!(ev.find_all(&Line::unplaced(&["x"]), None).is_empty());
+    }
+
+    #[test]
+    fn endings_and_the_final_newline_are_kept() {
+        let file = FileText::new("\u{feff}a\r\nb");
+        let mut ev = Evolving::new(&file, &[None]);
+        let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
+        let run = ev.run(ev.find_all(&e.old, None)[0], 1);
+        ev.splice(NIL, &run, &e, 0);
+        assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc");
+        let e2 = edit(&[], vec![add("z")]);
+        let tail = ev.tail();
+        ev.splice(tail, &[], &e2, 1);
+        assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc\r\nz");
+    }
+
+    proptest! {
+        /// Random replacements on a small alphabet (so blocks repeat, and
+        /// match across earlier edits) agree with searching the text.
+        #[test]
+        fn find_all_agrees_with_the_written_text(
+            start in proptest::collection::vec(0u8..4, 0..12),
+            steps in proptest::collection::vec(
+                (proptest::collection::vec(0u8..4, 1..3), proptest::collection::vec(0u8..4, 0..3), 0usize..4),
+                1..12,
+            ),
+        ) {
+            const WORDS: [&str; 4] = ["a", "b", "c", "d"];
+            let text: String = start.iter().map(|&w| format!("{}\n", WORDS[w as usize])).collect();
+            let file = FileText::new(&text);
+            let edits: Vec<Edit<'static>> = steps
+                .iter()
+                .map(|(old, new, _)| {
+                    let old: Vec<&'static str> = old.iter().map(|&w| WORDS[w as usize]).collect();
+                    let new = new.iter().map(|&w| add(WORDS[w as usize])).collect();
+                    edit(&old, new)
+                })
+                .collect();
+            let mut ev = Evolving::new(&file, &[None]);
+            for (i, (e, (_, _, pick))) in edits.iter().zip(&steps).enumerate() {
+                let (now, order) = ev.current();
+                let old: Vec<&str> = e.old.iter().map(|l| l.text.as_ref()).collect();
+                let expected = brute(&now, &old);
+                let mut found: Vec<usize> = ev
+                    .find_all(&e.old, None)
+                    .into_iter()
+                    .map(|id| order.iter().position(|&o| o == id).unwrap())
+                    .collect();
+                found.sort_unstable();
+                prop_assert_eq!(&found, &expected);
+                if let Some(&at) = expected.get(pick % expected.len().max(1)) {
+                    let run = ev.run(order[at], old.len());
+                    ev.splice(NIL, &run, e, i);
+                    let mut lines: Vec<&str> = now.lines().collect();
+                    let new: Vec<&str> = e.new.iter().map(|n| match n {
+                        NewLine::Add(l) => l.text.as_ref(),
+                        NewLine::Keep(j) => old[*j],
+                    }).collect();
+                    lines.splice(at..at + old.len(), new);
+                    let want: String = lines.iter().map(|l| format!("{l}\n")).collect();
+                    prop_assert_eq!(ev.current().0, want);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,672 @@
+//! RepoPatch v1.3: the generated parser for `grammars/repopatch.pest` and
+//! the lowering of its parse tree into the shared model. Matching and I/O
+//! are the applier's.
+//!
+//! Lowering decisions (the README explains each):
+//! - Operations of a `PATCH` apply in order, each to the file as the
+//!   previous ones left it (`Patch::sequential`); every old/anchor block
+//!   must occur exactly once, exactly or else ignoring trailing whitespace.
+//! - `INSERT BEFORE`/`INSERT AFTER` keep their anchor block (with the file's
+//!   own text) and add the new block before or after it; `REPLACE` keeps
+//!   the lines its old and new blocks share at either end.
+//! - The spec's "Must Never Do" rules are reported here, from the rules the
+//!   grammar parses only to name them: errors where the patch's meaning is
+//!   in doubt, `blank_line_prefix` warnings where a blank line's block is
+//!   fixed by where it stands.
+
+use pest::iterators::Pair;
+use pest::Parser;
+use pest_derive::Parser;
+
+use super::{finish, line_span_of, rule_names, span_of, syntax_error};
+use crate::error::{Code, Diagnostic};
+use crate::ir::{
+    Action, Advice, Edit, FileOp, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Span,
+    Uniqueness,
+};
+
+#[derive(Parser)]
+#[grammar = "../grammars/repopatch.pest"]
+struct RepoPatchParser;
+
+fn rule_name(rule: &Rule) -> String {
+    match rule {
+        Rule::EOI => "the end of the patch",
+        Rule::patchset_open => "`PATCHSET`",
+        Rule::patchset_close | Rule::missing_patchset_close => "`ENDPATCHSET`",
+        Rule::patch | Rule::patch_open => "`PATCH path`",
+        Rule::patch_close | Rule::missing_patch_close => "`ENDPATCH`",
+        Rule::insert_before | Rule::insert_before_kw => "`INSERT BEFORE`",
+        Rule::insert_after | Rule::insert_after_kw => "`INSERT AFTER`",
+        Rule::replace | Rule::replace_kw => "`REPLACE`",
+        Rule::delete | Rule::delete_kw => "`DELETE`",
+        Rule::createfile | Rule::createfile_kw => "`CREATEFILE`",
+        Rule::deletefile | Rule::deletefile_kw => "`DELETEFILE`",
+        Rule::old_block | Rule::old_line | Rule::bare_dash | Rule::dot_in_old => {
+            "an old/anchor line `- TEXT`"
+        }
+        Rule::new_block
+        | Rule::new_line
+        | Rule::bare_dot
+        | Rule::dash_in_new
+        | Rule::misplaced_separator => "a new line `. TEXT`",
+        Rule::separator | Rule::missing_separator => "`---`",
+        Rule::empty_line
+        | Rule::loose_empty
+        | Rule::stray
+        | Rule::stray_line
+        | Rule::missing_old_block
+        | Rule::no_operation
+        | Rule::mixed_ops
+        | Rule::delete_extra
+        | Rule::keyword_args => "",
+        other => return format!("{other:?}").replace('_', " "),
+    }
+    .to_string()
+}
+
+/// The advice that fits what the parser expected.
+fn syntax_hint(expected: &[Rule]) -> &'static str {
+    let has = |r: Rule| expected.contains(&r);
+    if has(Rule::separator) || has(Rule::missing_separator) {
+        "put `---` alone on a line between the `- ` block and the `. ` block"
+    } else if has(Rule::new_line) || has(Rule::new_block) {
+        "write the lines to insert as a new block: each `. ` and the line (`. ` alone for a blank line)"
+    } else if has(Rule::patch_close) {
+        "end every `PATCH` with `ENDPATCH`; inside it, operations are `INSERT BEFORE`, `INSERT AFTER`, \
+         `REPLACE` or `DELETE`, each on its own line, or one `CREATEFILE` or `DELETEFILE` alone"
+    } else if has(Rule::patch_open) || has(Rule::patch) {
+        "each file is `PATCH path/to/file`, its operations, then `ENDPATCH`; the patchset ends with `ENDPATCHSET`"
+    } else if has(Rule::patchset_open) {
+        "a RepoPatch patch starts with `PATCHSET` on its own line"
+    } else {
+        "a RepoPatch patch is `PATCHSET`, then per file `PATCH path`, operations \
+         (`REPLACE`: `- ` old lines, `---`, `. ` new lines), `ENDPATCH`, and finally `ENDPATCHSET`"
+    }
+}
+
+/// Parses and lowers `text[body]`; spans are offsets into `text`.
+pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let input = &text[body.start..body.end];
+    let pairs = RepoPatchParser::parse(Rule::patchset, input).map_err(|e| {
+        let d = syntax_error(e, text, body.start, rule_name, syntax_hint);
+        vec![misspelt_near(text, &d).unwrap_or(d)]
+    })?;
+    let mut lower = Lower {
+        text,
+        base: body.start,
+        patch: Patch {
+            sequential: true,
+            advice: Advice {
+                block: "old/anchor block",
+                disambiguate: "add `- ` lines copied from the file above or below the block \
+                               until it occurs only once",
+                create: "create it with `CREATEFILE` alone in its `PATCH`",
+                update: "the file exists: edit it with `REPLACE`, `INSERT BEFORE`/`INSERT AFTER` \
+                         or `DELETE` instead of `CREATEFILE`",
+            },
+            ..Patch::default()
+        },
+        diags: vec![],
+    };
+    for pair in pairs.flatten() {
+        match pair.as_rule() {
+            Rule::patch => lower.file(pair),
+            Rule::missing_patchset_close => {
+                lower.missing_close(&pair, "ENDPATCHSET", "the patchset")
+            }
+            // Anywhere, including between `PATCH` blocks.
+            Rule::stray => lower.stray(&pair),
+            _ => {}
+        }
+    }
+    finish(lower.patch, lower.diags)
+}
+
+/// The names of the grammar rules in the parse tree of `text`, or `None`
+/// when it does not parse (for checking the Lark export against pest).
+pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
+    RepoPatchParser::parse(Rule::patchset, text)
+        .ok()
+        .map(rule_names)
+}
+
+struct Lower<'a> {
+    text: &'a str,
+    base: usize,
+    patch: Patch<'a>,
+    diags: Vec<Diagnostic>,
+}
+
+/// A line of content: the text after its one-character prefix and the
+/// space that should follow it.
+fn content(line: &str, prefix_len: usize) -> &str {
+    let line = line.strip_suffix('\n').unwrap_or(line);
+    line.get(prefix_len..).unwrap_or("")
+}
+
+/// What an operation keyword is called in messages.
+fn keyword(rule: Rule) -> &'static str {
+    match rule {
+        Rule::insert_before => "INSERT BEFORE",
+        Rule::insert_after => "INSERT AFTER",
+        Rule::replace => "REPLACE",
+        Rule::delete => "DELETE",
+        Rule::createfile => "CREATEFILE",
+        _ => "DELETEFILE",
+    }
+}
+
+impl<'a> Lower<'a> {
+    fn span(&self, pair: &Pair<Rule>) -> Span {
+        span_of(self.base, pair)
+    }
+
+    fn line_span(&self, pair: &Pair<Rule>) -> Span {
+        line_span_of(self.base, pair)
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>, label: &str, hint: &str) {
+        self.diags.push(
+            Diagnostic::new(Code::SyntaxError, message)
+                .at(span, label)
+                .hint(hint),
+        );
+    }
+
+    /// A `PATCH` or the patchset ends without its closing keyword.
+    fn missing_close(&mut self, pair: &Pair<Rule>, keyword: &str, what: &str) {
+        let at = self.span(pair).start;
+        let end = at.saturating_sub(1);
+        let start = self.text[..end].rfind('\n').map_or(0, |i| i + 1);
+        self.error(
+            Span::new(start, end.max(start)),
+            format!("{what} ends without `{keyword}`"),
+            "the block stops after this line",
+            &format!("add `{keyword}` on its own line here"),
+        );
+    }
+
+    fn file(&mut self, pair: Pair<'a, Rule>) {
+        let span = self.line_span(&pair);
+        let mut path = None;
+        let mut action = None;
+        let mut edits = vec![];
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::patch_open => path = Some(self.path(p)),
+                Rule::createfile => {
+                    let lines = self.createfile(p);
+                    let content = NewText {
+                        lines,
+                        final_newline: true,
+                    };
+                    action = Some(Action::Add { content });
+                }
+                Rule::deletefile => {
+                    self.keyword_args(&p);
+                    action = Some(Action::Delete { expect: None });
+                }
+                Rule::insert_before | Rule::insert_after | Rule::replace | Rule::delete => {
+                    if let Some(edit) = self.operation(p) {
+                        edits.push(edit);
+                    }
+                }
+                Rule::mixed_ops => self.mixed(p),
+                Rule::no_operation => {
+                    let at = self.span(&p).start;
+                    let line_end = self.text[at..]
+                        .find('\n')
+                        .map_or(self.text.len(), |i| at + i);
+                    self.error(
+                        Span::new(at, line_end),
+                        "this `PATCH` has no operation",
+                        "`ENDPATCH` comes before any operation",
+                        "add `INSERT BEFORE`, `INSERT AFTER`, `REPLACE`, `DELETE`, `CREATEFILE` or \
+                         `DELETEFILE`, or drop the empty `PATCH` block",
+                    );
+                }
+                Rule::missing_patch_close => self.missing_close(&p, "ENDPATCH", "this `PATCH`"),
+                _ => {}
+            }
+        }
+        let Some(path) = path else { return };
+        let action = action.unwrap_or(Action::Modify {
+            edits,
+            move_to: None,
+        });
+        self.patch.files.push(FileOp { path, action, span });
+    }
+
+    /// `CREATEFILE`/`DELETEFILE` among other operations.
+    fn mixed(&mut self, pair: Pair<'a, Rule>) {
+        for p in pair.into_inner() {
+            let rule = p.as_rule();
+            if matches!(rule, Rule::createfile | Rule::deletefile) {
+                let kw = p.into_inner().next().map(|k| self.line_span(&k));
+                let what = keyword(rule);
+                self.error(
+                    kw.unwrap_or_default(),
+                    format!("`{what}` must be the only operation in its `PATCH`"),
+                    "other operations share this `PATCH`",
+                    if rule == Rule::createfile {
+                        "a file is created whole: put `CREATEFILE` and all its `. ` lines alone in its `PATCH`"
+                    } else {
+                        "a deleted file needs no edits: leave `DELETEFILE` alone in its `PATCH`"
+                    },
+                );
+            }
+        }
+    }
+
+    /// The path of `PATCH <path>`, trailing spaces trimmed.
+    fn path(&self, marker: Pair<'a, Rule>) -> PathRef {
+        let span = self.line_span(&marker);
+        match marker.into_inner().find(|p| p.as_rule() == Rule::path) {
+            Some(p) => {
+                let s = self.span(&p);
+                let text = p.as_str().trim_end();
+                PathRef {
+                    text: text.to_string(),
+                    span: Span::new(s.start, s.start + text.len()),
+                }
+            }
+            None => PathRef {
+                text: String::new(),
+                span,
+            },
+        }
+    }
+
+    /// Reports text after an operation keyword (such as a line number).
+    fn keyword_args(&mut self, op: &Pair<'a, Rule>) {
+        let what = keyword(op.as_rule());
+        let Some(args) = op
+            .clone()
+            .into_inner()
+            .next()
+            .and_then(|kw| kw.into_inner().find(|p| p.as_rule() == Rule::keyword_args))
+        else {
+            return;
+        };
+        let span = self.line_span(&args);
+        let text = args.as_str().trim();
+        if text.chars().any(|c| c.is_ascii_digit()) {
+            self.error(
+                span,
+                format!("`{what}` is followed by `{text}`: RepoPatch has no line numbers"),
+                "line numbers are not locators",
+                "remove the numbers; the `- ` block, copied from the file, says where the operation applies",
+            );
+        } else {
+            self.error(
+                span,
+                format!("unexpected text after `{what}`"),
+                "the keyword stands alone on its line",
+                "write the keyword alone; the block lines follow on the next lines",
+            );
+        }
+    }
+
+    fn createfile(&mut self, op: Pair<'a, Rule>) -> Vec<Line<'a>> {
+        self.keyword_args(&op);
+        let mut lines = vec![];
+        for p in op.into_inner() {
+            if p.as_rule() == Rule::new_block {
+                lines = self.new_block(p, "CREATEFILE");
+            }
+        }
+        lines
+    }
+
+    /// Lowers `INSERT BEFORE`, `INSERT AFTER`, `REPLACE` or `DELETE`.
+    fn operation(&mut self, op: Pair<'a, Rule>) -> Option<Edit<'a>> {
+        let rule = op.as_rule();
+        let what = keyword(rule);
+        self.keyword_args(&op);
+        let mut kw_span = None;
+        let mut old: Option<Vec<Line<'a>>> = None;
+        let mut old_span = None;
+        let mut new = vec![];
+        let mut errors = self.diags.len();
+        for p in op.into_inner() {
+            match p.as_rule() {
+                Rule::insert_before_kw
+                | Rule::insert_after_kw
+                | Rule::replace_kw
+                | Rule::delete_kw => kw_span = Some(self.line_span(&p)),
+                Rule::old_block => {
+                    old_span = Some(self.line_span(&p));
+                    old = Some(self.old_block(p));
+                }
+                Rule::missing_old_block => {
+                    let block = if rule == Rule::insert_before || rule == Rule::insert_after {
+                        "anchor"
+                    } else {
+                        "old"
+                    };
+                    self.error(
+                        kw_span.unwrap_or_default(),
+                        format!("`{what}` has no {block} block"),
+                        &format!("no `- ` lines follow `{what}`"),
+                        &format!(
+                            "after `{what}`, copy the {block} lines from the file, each as `- ` and the line{}",
+                            if rule == Rule::delete { "" } else { ", then `---`" }
+                        ),
+                    );
+                    errors = usize::MAX; // the separator is not the problem
+                }
+                Rule::missing_separator if errors != usize::MAX => {
+                    let at = self.span(&p).start;
+                    let end = self.text[at..]
+                        .find('\n')
+                        .map_or(self.text.len(), |i| at + i);
+                    self.error(
+                        Span::new(at, end),
+                        format!("`{what}` has no `---` between its blocks"),
+                        "the `. ` block starts here",
+                        "put `---` alone on a line between the `- ` lines and the `. ` lines \
+                         (a `. ` line before `---` would be a wrong prefix in the old block)",
+                    );
+                }
+                Rule::new_block => new = self.new_block(p, what),
+                Rule::delete_extra => {
+                    let span = self.line_span(&p);
+                    self.error(
+                        span,
+                        "`DELETE` takes no new block",
+                        "`DELETE` ends with its `- ` lines",
+                        "to put new lines in place of the old ones, write `REPLACE` instead of `DELETE`",
+                    );
+                }
+                _ => {}
+            }
+        }
+        let old = old?;
+        let n = old.len();
+        let kw = kw_span.unwrap_or_default();
+        let new: Vec<NewLine<'a>> = match rule {
+            Rule::insert_before => new
+                .into_iter()
+                .map(NewLine::Add)
+                .chain((0..n).map(NewLine::Keep))
+                .collect(),
+            Rule::insert_after => (0..n)
+                .map(NewLine::Keep)
+                .chain(new.into_iter().map(NewLine::Add))
+                .collect(),
+            Rule::replace => keep_shared_ends(&old, new),
+            _ => vec![],
+        };
+        Some(Edit {
+            old,
+            new,
+            old_no_eol: false,
+            new_no_eol: false,
+            locator: Locator {
+                hint: None,
+                anchor: None,
+                range_end: None,
+                at_eof: false,
+                relax: &[Relax::TrailingWhitespace],
+                uniqueness: Uniqueness::UniqueInFile,
+            },
+            span: old_span.map_or(kw, |s| kw.to(s)),
+        })
+    }
+
+    /// A blank line written without its own prefix: a warning, read as a
+    /// blank line of the block it stands in.
+    fn blank_slip(&mut self, span: Span, block: &str, how: &str) {
+        let right = if block == "old" { "- " } else { ". " };
+        self.diags.push(
+            Diagnostic::new(
+                Code::BlankLinePrefix,
+                format!("a blank line of the {block} block is written {how}"),
+            )
+            .at(span, format!("read as a blank line, `{right}`"))
+            .hint(format!(
+                "write a blank line of the {block} block as `{right}` (the prefix and a space, nothing after)"
+            )),
+        );
+    }
+
+    fn old_block(&mut self, block: Pair<'a, Rule>) -> Vec<Line<'a>> {
+        let mut lines = vec![];
+        for p in block.into_inner() {
+            let span = self.line_span(&p);
+            let text = match p.as_rule() {
+                Rule::old_line => content(p.as_str(), 2),
+                Rule::bare_dash => {
+                    self.blank_slip(span, "old", "as `-` without its space");
+                    ""
+                }
+                Rule::loose_empty => {
+                    self.blank_slip(span, "old", "as an empty line");
+                    ""
+                }
+                Rule::dot_in_old if content(p.as_str(), 1).trim().is_empty() => {
+                    self.blank_slip(span, "old", "with the new block's prefix `.`");
+                    ""
+                }
+                Rule::dot_in_old => {
+                    self.error(
+                        span,
+                        "a `. ` line in an old/anchor block",
+                        "before `---`, every line is a line of the file to find",
+                        "prefix every line before `---` with `- `; `. ` lines belong after `---`",
+                    );
+                    continue;
+                }
+                _ => continue,
+            };
+            lines.push(Line {
+                text: text.into(),
+                span,
+            });
+        }
+        lines
+    }
+
+    fn new_block(&mut self, block: Pair<'a, Rule>, what: &str) -> Vec<Line<'a>> {
+        let mut lines = vec![];
+        for p in block.into_inner() {
+            let span = self.line_span(&p);
+            let text = match p.as_rule() {
+                Rule::new_line => content(p.as_str(), 2),
+                Rule::bare_dot => {
+                    self.blank_slip(span, "new", "as `.` without its space");
+                    ""
+                }
+                Rule::loose_empty => {
+                    self.blank_slip(span, "new", "as an empty line");
+                    ""
+                }
+                Rule::dash_in_new if content(p.as_str(), 1).trim().is_empty() => {
+                    self.blank_slip(span, "new", "with the old block's prefix `-`");
+                    ""
+                }
+                Rule::dash_in_new => {
+                    self.error(
+                        span,
+                        format!("a `- ` line in the new block of `{what}`"),
+                        "after `---`, every line is a line to write",
+                        "prefix every line to write with `. `; to change more of the file, \
+                         start another operation",
+                    );
+                    continue;
+                }
+                Rule::misplaced_separator => {
+                    self.error(
+                        span,
+                        format!("`---` out of place in `{what}`"),
+                        if what == "CREATEFILE" {
+                            "`CREATEFILE` has no old block to separate"
+                        } else {
+                            "the old and new blocks are already separated"
+                        },
+                        "write `---` once, between the `- ` block and the `. ` block; \
+                         start a new operation for another change",
+                    );
+                    continue;
+                }
+                _ => continue,
+            };
+            lines.push(Line {
+                text: text.into(),
+                span,
+            });
+        }
+        lines
+    }
+
+    /// Reports a run of lines that are no part of RepoPatch, saying what they look like.
+    fn stray(&mut self, pair: &Pair<'a, Rule>) {
+        let span = self.line_span(pair);
+        let lines: Vec<&str> = pair.as_str().lines().collect();
+        let first = lines.first().copied().unwrap_or("").trim_start();
+        let any = |f: &dyn Fn(&str) -> bool| lines.iter().any(|l| f(l));
+        let (message, hint) = if any(&|l| {
+            l.starts_with("diff --git") || l.starts_with("@@ ") || l.starts_with("+++ ")
+        }) {
+            (
+                "a unified diff (git style) inside the PATCHSET",
+                "RepoPatch has no diff hunks: copy the old lines as `- ` lines, then `---`, then the new \
+                 lines as `. ` lines, under `REPLACE`",
+            )
+        } else if any(&|l| l.starts_with("*** ")) {
+            (
+                "codex `*** ` markers inside the PATCHSET",
+                "write RepoPatch operations (`REPLACE`, `INSERT BEFORE`/`AFTER`, `DELETE`) instead",
+            )
+        } else if first.starts_with("```") || first.starts_with("~~~") {
+            (
+                "a markdown code fence inside the PATCHSET",
+                "remove the fence lines; a fence may only surround the whole patch",
+            )
+        } else if let Some(kw) = misspelt_keyword(first) {
+            return self.error(
+                span,
+                format!("`{}` is not a RepoPatch keyword", first.trim_end()),
+                "not a keyword",
+                &format!("write `{kw}`, upper case, alone on its line"),
+            );
+        } else if first.starts_with('+') || first.starts_with('-') || first.starts_with(' ') {
+            (
+                "lines with diff prefixes (`+`, `-`, ` `)",
+                "prefix old/anchor lines with `- ` (dash, space) and new lines with `. ` (dot, space); \
+                 there are no `+` or context lines",
+            )
+        } else if first.starts_with('.') {
+            (
+                "a `.` line without the space after the dot",
+                "write a new line as `. ` (dot, space) and the line",
+            )
+        } else if ["#", "//", "/*", "<!--", ";", "*", ">"]
+            .iter()
+            .any(|c| first.starts_with(c))
+        {
+            (
+                "a comment or markdown inside the PATCHSET",
+                "remove it: only keywords, `- `, `. ` and `---` lines may stand between `PATCHSET` and \
+                 `ENDPATCHSET`",
+            )
+        } else {
+            (
+                "text that is not RepoPatch inside the PATCHSET",
+                "every line is a keyword, `---`, or content starting with `- ` (old/anchor) or `. ` (new); \
+                 remove prose and comments",
+            )
+        };
+        let label = if lines.len() == 1 {
+            "this line".to_string()
+        } else {
+            format!("these {} lines", lines.len())
+        };
+        self.error(span, message, &label, hint);
+    }
+}
+
+/// A syntax error right after (or at) a line that is a misspelt keyword is
+/// that keyword's fault: `replace` leaves its `- ` lines without an
+/// operation, and pest can only say so at the first of them.
+fn misspelt_near(text: &str, error: &Diagnostic) -> Option<Diagnostic> {
+    let at = error.span?.start;
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[..line_start.saturating_sub(1)]
+        .rsplit('\n')
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let here = text[line_start..].split('\n').next().unwrap_or("");
+    let (line, kw) = [here, before]
+        .into_iter()
+        .find_map(|l| misspelt_keyword(l).map(|kw| (l, kw)))?;
+    let start = line.as_ptr() as usize - text.as_ptr() as usize;
+    Some(
+        Diagnostic::new(
+            Code::SyntaxError,
+            format!("`{}` is not a RepoPatch keyword", line.trim()),
+        )
+        .at(Span::new(start, start + line.len()), "not a keyword")
+        .hint(format!("write `{kw}`, upper case, alone on its line")),
+    )
+}
+
+/// The keyword a line meant, when it is a keyword in the wrong case or
+/// spelling (`replace`, `INSERT_AFTER`, `END PATCH`).
+fn misspelt_keyword(line: &str) -> Option<&'static str> {
+    let folded: String = line
+        .trim()
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_ascii_uppercase();
+    [
+        ("PATCHSET", "PATCHSET"),
+        ("ENDPATCHSET", "ENDPATCHSET"),
+        ("ENDPATCH", "ENDPATCH"),
+        ("INSERTBEFORE", "INSERT BEFORE"),
+        ("INSERTAFTER", "INSERT AFTER"),
+        ("REPLACE", "REPLACE"),
+        ("DELETE", "DELETE"),
+        ("CREATEFILE", "CREATEFILE"),
+        ("DELETEFILE", "DELETEFILE"),
+        ("INSERT", "INSERT BEFORE` or `INSERT AFTER"),
+    ]
+    .into_iter()
+    .find(|(k, _)| folded == *k)
+    .map(|(_, kw)| kw)
+    .filter(|kw| line.trim() != *kw)
+}
+
+/// A `REPLACE`'s new block, keeping the lines it shares with the old block
+/// at either end so that they keep the file's own text after a
+/// whitespace-tolerant match.
+fn keep_shared_ends<'a>(old: &[Line<'a>], new: Vec<Line<'a>>) -> Vec<NewLine<'a>> {
+    let prefix = old
+        .iter()
+        .zip(&new)
+        .take_while(|(o, n)| o.text == n.text)
+        .count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(o, n)| o.text == n.text)
+        .count();
+    let (old_len, new_len) = (old.len(), new.len());
+    new.into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            if i < prefix {
+                NewLine::Keep(i)
+            } else if i >= new_len - suffix {
+                NewLine::Keep(old_len - (new_len - i))
+            } else {
+                NewLine::Add(line)
+            }
+        })
+        .collect()
+}
