@@ -23,30 +23,37 @@ use crate::ir::{Edit, Line, NewLine, Relax};
 /// No node: the end of the list.
 pub const NIL: u32 = u32::MAX;
 
+/// A line node: its neighbours, 8 bytes, so a 200,000-line file costs
+/// 1.6 MiB. Node `i < n` shows original line `i`; a later node shows
+/// [`Evolving::srcs`]`[i - n]`.
 #[derive(Debug, Clone, Copy)]
-enum Src<'p> {
-    /// Line `i` of the original file, with its own ending.
-    Orig(u32),
-    /// A line of the patch.
-    Text(&'p str),
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Node<'p> {
+struct Node {
+    /// The previous node, [`NIL`] for the first, [`DEAD`] once unlinked.
     prev: u32,
     next: u32,
-    alive: bool,
-    src: Src<'p>,
-    /// The edit that unlinked this node, for "an earlier edit removed it".
-    removed_by: u32,
 }
+
+/// A node's source: original line `src`, or with [`TEXT`] set, the patch
+/// line `texts[src - TEXT]`.
+const TEXT: u32 = 1 << 31;
+const DEAD: u32 = u32::MAX - 1;
+
+/// The most lines a file may have here (the planner refuses more).
+pub const MAX_LINES: usize = TEXT as usize;
 
 /// Node ids by the hash of their line's key.
 type AddedIndex = HashMap<u64, Vec<u32>>;
 
 pub struct Evolving<'f, 'p> {
     file: &'f FileText<'f>,
-    nodes: Vec<Node<'p>>,
+    nodes: Vec<Node>,
+    /// The sources of the nodes after the original lines (see [`TEXT`]).
+    srcs: Vec<u32>,
+    /// The patch lines nodes refer to.
+    texts: Vec<&'p str>,
+    /// The edit that unlinked each original line, for "an earlier edit
+    /// removed it".
+    removed: HashMap<u32, u32>,
     head: u32,
     tail: u32,
     /// Lines added so far, by the hash of their key, for each pass in use.
@@ -65,14 +72,14 @@ impl<'f, 'p> Evolving<'f, 'p> {
             .map(|i| Node {
                 prev: if i == 0 { NIL } else { i - 1 },
                 next: if i + 1 == n { NIL } else { i + 1 },
-                alive: true,
-                src: Src::Orig(i),
-                removed_by: NIL,
             })
             .collect();
         Evolving {
             file,
             nodes,
+            srcs: vec![],
+            texts: vec![],
+            removed: HashMap::new(),
             head: if n == 0 { NIL } else { 0 },
             tail: if n == 0 { NIL } else { n - 1 },
             added: passes.iter().map(|&p| (p, HashMap::new())).collect(),
@@ -80,10 +87,35 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
     }
 
+    fn src_text(&self, src: u32) -> &str {
+        if src & TEXT == 0 {
+            self.file.line(src as usize)
+        } else {
+            self.texts[(src - TEXT) as usize]
+        }
+    }
+
+    fn src(&self, id: u32) -> u32 {
+        let n = self.file.len() as u32;
+        if id < n {
+            id
+        } else {
+            self.srcs[(id - n) as usize]
+        }
+    }
+
     fn text(&self, id: u32) -> &str {
-        match self.nodes[id as usize].src {
-            Src::Orig(i) => self.file.line(i as usize),
-            Src::Text(t) => t,
+        self.src_text(self.src(id))
+    }
+
+    fn alive(&self, id: u32) -> bool {
+        self.nodes[id as usize].prev != DEAD
+    }
+
+    fn unlink(&mut self, id: u32, by: usize) {
+        self.nodes[id as usize].prev = DEAD;
+        if (id as usize) < self.file.len() {
+            self.removed.insert(id, by as u32);
         }
     }
 
@@ -97,16 +129,16 @@ impl<'f, 'p> Evolving<'f, 'p> {
 
     /// The original line a node shows, if it is one.
     pub fn original_line(&self, id: u32) -> Option<usize> {
-        match self.nodes.get(id as usize)?.src {
-            Src::Orig(i) => Some(i as usize),
-            Src::Text(_) => None,
+        if id as usize >= self.nodes.len() {
+            return None;
         }
+        let src = self.src(id);
+        (src & TEXT == 0).then_some(src as usize)
     }
 
     /// The edit that removed original line `i`, if one did.
     pub fn removed_by(&self, i: usize) -> Option<usize> {
-        let node = self.nodes.get(i)?;
-        (!node.alive && node.removed_by != NIL).then_some(node.removed_by as usize)
+        self.removed.get(&(i as u32)).map(|&by| by as usize)
     }
 
     fn added_index(&self, relax: Option<Relax>) -> &AddedIndex {
@@ -137,7 +169,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         };
         let (orig, new) = candidates(pivot);
         let ids = orig.iter().map(|&(_, i)| i).chain(new.iter().copied());
-        ids.filter(|&c| self.nodes[c as usize].alive)
+        ids.filter(|&c| self.alive(c))
             .filter_map(|c| {
                 let mut start = c;
                 for _ in 0..pivot {
@@ -169,26 +201,25 @@ impl<'f, 'p> Evolving<'f, 'p> {
         out
     }
 
-    fn push_node(&mut self, src: Src<'p>) -> u32 {
+    /// A new node showing `src` (see [`Node::src`]).
+    fn push_node(&mut self, src: u32) -> u32 {
         let id = self.nodes.len() as u32;
         self.nodes.push(Node {
             prev: NIL,
             next: NIL,
-            alive: true,
-            src,
-            removed_by: NIL,
         });
-        let text = match src {
-            Src::Orig(i) => self.file.line(i as usize),
-            Src::Text(t) => t,
-        };
-        for (relax, index) in &mut self.added {
-            index
-                .entry(hash_key(&key(text, *relax)))
-                .or_default()
-                .push(id);
+        self.srcs.push(src);
+        for k in 0..self.added.len() {
+            let h = hash_key(&key(self.src_text(src), self.added[k].0));
+            self.added[k].1.entry(h).or_default().push(id);
         }
         id
+    }
+
+    fn push_text(&mut self, text: &'p str) -> u32 {
+        let src = TEXT | self.texts.len() as u32;
+        self.texts.push(text);
+        self.push_node(src)
     }
 
     fn link(&mut self, a: u32, b: u32) {
@@ -226,21 +257,17 @@ impl<'f, 'p> Evolving<'f, 'p> {
                     last_kept = Some(j);
                     matched[j]
                 }
-                NewLine::Keep(j) => {
-                    let src = matched
-                        .get(j)
-                        .map_or(Src::Text(""), |&m| self.nodes[m as usize].src);
-                    self.push_node(src)
-                }
-                NewLine::Add(ref line) => self.push_node(Src::Text(line.text.as_ref())),
+                NewLine::Keep(j) => match matched.get(j) {
+                    Some(&m) => self.push_node(self.src(m)),
+                    None => self.push_text(""),
+                },
+                NewLine::Add(ref line) => self.push_text(line.text.as_ref()),
             };
             seq.push(id);
         }
         for (j, &m) in matched.iter().enumerate() {
             if !kept[j] {
-                let node = &mut self.nodes[m as usize];
-                node.alive = false;
-                node.removed_by = index as u32;
+                self.unlink(m, index);
             }
         }
         let mut prev = before;
@@ -254,9 +281,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
             // An empty last line without a line end is no line: its
             // predecessor's line end now ends the text.
             let before_tail = self.nodes[tail as usize].prev;
-            let node = &mut self.nodes[tail as usize];
-            node.alive = false;
-            node.removed_by = index as u32;
+            self.unlink(tail, index);
             self.link(before_tail, NIL);
             self.final_newline = true;
             if prev == tail {
@@ -295,18 +320,16 @@ impl<'f, 'p> Evolving<'f, 'p> {
         while at != NIL {
             line(at);
             let node = self.nodes[at as usize];
-            match node.src {
-                Src::Orig(i) => {
-                    let i = i as usize;
-                    out.push_original(start(i), start(i + 1));
-                    if file.eol(i).is_empty() {
-                        out.push_text(dominant);
-                    }
-                }
-                Src::Text(t) => {
-                    out.push_text(t);
+            let src = self.src(at);
+            if src & TEXT == 0 {
+                let i = src as usize;
+                out.push_original(start(i), start(i + 1));
+                if file.eol(i).is_empty() {
                     out.push_text(dominant);
                 }
+            } else {
+                out.push_text(self.texts[(src - TEXT) as usize]);
+                out.push_text(dominant);
             }
             at = node.next;
         }

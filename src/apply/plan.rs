@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::evolve::{Evolving, NIL};
+use super::evolve::{self, Evolving, NIL};
 use super::output::{Builder, Output, Pieces};
 use super::seek::FileText;
 use super::tree::{Entry, FileTree};
@@ -425,6 +425,15 @@ impl OpCx<'_> {
     ) -> Option<Output<'p>> {
         let pieces = {
             let file = FileText::with_breaks(&original, self.lone_cr);
+            if file.len() >= evolve::MAX_LINES {
+                return self.fail(
+                    Diagnostic::new(
+                        Code::UnsupportedFile,
+                        format!("`{rel}` has 2^31 lines or more"),
+                    )
+                    .path(rel.as_str()),
+                );
+            }
             let mut passes = vec![None];
             for relax in edits.iter().flat_map(|e| e.locator.relax) {
                 if !passes.contains(&Some(*relax)) {

@@ -23,7 +23,47 @@ pub struct FileText<'a> {
     /// Byte offset of each line's start; one more entry holds `text.len()`.
     /// `u32` halves the index; the planner refuses files of 4 GiB or more.
     starts: Vec<u32>,
-    indexes: [OnceCell<Vec<(u64, u32)>>; 4],
+    indexes: [OnceCell<Index>; 4],
+}
+
+/// Sorted `(hash, line)` pairs, and where each run of pairs with the same
+/// top hash bits starts: a lookup reads one bucket (a line or two on
+/// average) instead of binary-searching the whole file, which on a large
+/// file is a cache miss per step.
+struct Index {
+    entries: Vec<(u64, u32)>,
+    /// `buckets[b]..buckets[b + 1]` holds the entries whose hash starts with `b`.
+    buckets: Vec<u32>,
+    shift: u32,
+}
+
+impl Index {
+    fn new(entries: Vec<(u64, u32)>) -> Index {
+        // About one bucket per line, at most 2^20 (4 MiB).
+        let bits = (entries.len().max(1).ilog2() + 1).min(20);
+        let shift = 64 - bits;
+        let mut buckets = Vec::with_capacity((1 << bits) + 1);
+        let mut at = 0;
+        for b in 0..=(1u64 << bits) {
+            while at < entries.len() && (entries[at].0 >> shift) < b {
+                at += 1;
+            }
+            buckets.push(at as u32);
+        }
+        Index {
+            entries,
+            buckets,
+            shift,
+        }
+    }
+
+    fn lookup(&self, h: u64) -> &[(u64, u32)] {
+        let b = (h >> self.shift) as usize;
+        let bucket = &self.entries[self.buckets[b] as usize..self.buckets[b + 1] as usize];
+        let start = bucket.partition_point(|&(k, _)| k < h);
+        let end = start + bucket[start..].partition_point(|&(k, _)| k == h);
+        &bucket[start..end]
+    }
 }
 
 impl<'a> FileText<'a> {
@@ -98,7 +138,7 @@ impl<'a> FileText<'a> {
     /// The line index for a pass: `(hash of the line's key, line)` for
     /// every line, sorted. 12 bytes a line and no allocation per distinct
     /// line; a hash collision only costs a comparison in `matches_at`.
-    fn index(&self, relax: Option<Relax>) -> &[(u64, u32)] {
+    fn index(&self, relax: Option<Relax>) -> &Index {
         let slot = match relax {
             None => 0,
             Some(Relax::TrailingWhitespace) => 1,
@@ -106,11 +146,11 @@ impl<'a> FileText<'a> {
             Some(Relax::Normalized) => 3,
         };
         self.indexes[slot].get_or_init(|| {
-            let mut index: Vec<(u64, u32)> = (0..self.len())
+            let mut entries: Vec<(u64, u32)> = (0..self.len())
                 .map(|i| (hash_key(&key(self.line(i), relax)), i as u32))
                 .collect();
-            index.sort_unstable();
-            index
+            entries.sort_unstable();
+            Index::new(entries)
         })
     }
 
@@ -121,10 +161,7 @@ impl<'a> FileText<'a> {
 
     /// The lines whose key under `relax` hashes to `h`, ascending.
     pub fn positions_of_hash(&self, h: u64, relax: Option<Relax>) -> &[(u64, u32)] {
-        let index = self.index(relax);
-        let start = index.partition_point(|&(k, _)| k < h);
-        let end = start + index[start..].partition_point(|&(k, _)| k == h);
-        &index[start..end]
+        self.index(relax).lookup(h)
     }
 
     /// Whether `block` matches starting at line `at`.
