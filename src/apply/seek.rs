@@ -39,8 +39,8 @@ struct Index {
 
 impl Index {
     fn new(entries: Vec<(u64, u32)>) -> Index {
-        // About one bucket per line, at most 2^20 (4 MiB).
-        let bits = (entries.len().max(1).ilog2() + 1).min(20);
+        // About one bucket per four lines: a byte a line.
+        let bits = entries.len().max(4).ilog2() - 1;
         let shift = 64 - bits;
         let mut buckets = Vec::with_capacity((1 << bits) + 1);
         let mut at = 0;
