@@ -405,6 +405,30 @@ impl OpCx<'_> {
     }
 }
 
+/// How many failing edits of one file are explained in full (each writes
+/// the file's text out); the rest get [`brief_miss`].
+const EXPLAINED_MISSES: usize = 8;
+
+/// A failure stated without the file's text: `matches` places found.
+fn brief_miss(rel: &RelPath, edit: &Edit, advice: Advice, matches: usize) -> Diagnostic {
+    let (code, message) = match matches {
+        0 => (
+            Code::ContextNotFound,
+            format!("{} not found in `{rel}`", advice.block),
+        ),
+        n => (
+            Code::AmbiguousContext,
+            format!("{} matches {n} places in `{rel}`", advice.block),
+        ),
+    };
+    Diagnostic::new(code, message)
+        .at(edit.span, "this operation has no single place in the file")
+        .path(rel.as_str())
+        .note(format!(
+            "the first {EXPLAINED_MISSES} failures in this file are explained in full; fix those first"
+        ))
+}
+
 /// Where a sequential edit goes: after node `after` (an insertion), over
 /// the nodes `run`, with the relaxation it needed.
 struct Placed {
@@ -442,7 +466,7 @@ impl OpCx<'_> {
             }
             let mut ev = Evolving::new(&file, &passes);
             let mut cursor = NIL;
-            let mut failed = false;
+            let mut failed = 0;
             for (i, edit) in edits.iter().enumerate() {
                 match self.place(&ev, rel, edit, cursor) {
                     Ok(Placed { after, run, relax }) => {
@@ -458,14 +482,20 @@ impl OpCx<'_> {
                         }
                         cursor = ev.splice(after, &run, edit, i);
                     }
-                    Err(()) => {
-                        failed = true;
-                        let d = self.explain_miss(&file, &ev, rel, edits, i, cursor);
+                    Err(matches) => {
+                        failed += 1;
+                        // Explaining writes the text out; past a few
+                        // failures in one file, say only what failed.
+                        let d = if failed <= EXPLAINED_MISSES {
+                            self.explain_miss(&file, &ev, rel, edits, i, cursor)
+                        } else {
+                            brief_miss(rel, edit, self.advice, matches)
+                        };
                         self.errors.push(d);
                     }
                 }
             }
-            if failed {
+            if failed > 0 {
                 return None;
             }
             ev.pieces()
@@ -477,7 +507,13 @@ impl OpCx<'_> {
     /// (for an insertion), the nodes it replaces, and the relaxation it
     /// needed. A plain block, unique in the file, is found through the line
     /// index; anything else is located in the text written out.
-    fn place(&self, ev: &Evolving, rel: &RelPath, edit: &Edit, cursor: u32) -> Result<Placed, ()> {
+    fn place(
+        &self,
+        ev: &Evolving,
+        rel: &RelPath,
+        edit: &Edit,
+        cursor: u32,
+    ) -> Result<Placed, usize> {
         let loc = &edit.locator;
         let plain = loc.hint.is_none()
             && loc.anchor.is_none()
@@ -496,10 +532,10 @@ impl OpCx<'_> {
                             relax,
                         })
                     }
-                    _ => return Err(()),
+                    found => return Err(found.len()),
                 }
             }
-            return Err(());
+            return Err(0);
         }
         let (text, order) = ev.current();
         let file = FileText::with_breaks(&text, self.lone_cr);
@@ -516,7 +552,10 @@ impl OpCx<'_> {
             .iter()
             .position(|&id| id == cursor)
             .map_or(0, |p| p + 1);
-        let found = locating.locate(edit, 0, from).map_err(|_| ())?;
+        let found = locating.locate(edit, 0, from).map_err(|miss| match miss {
+            Miss::Ambiguous(_, found, _) => found.len(),
+            _ => 0,
+        })?;
         let start = found.start.min(order.len());
         let end = (start + found.len).min(order.len());
         let after = if start == 0 { NIL } else { order[start - 1] };

@@ -200,3 +200,25 @@ fn help_lists_every_error_code() {
         assert!(help.contains(code.as_str()), "{code} missing from --help");
     }
 }
+
+/// A RepoPatch patch through the binary: detected, applied, its lenient
+/// reading reported as a warning in the JSON.
+#[test]
+fn repopatch_apply_json_reports_format_and_warnings() {
+    let tmp = tree();
+    let mut cmd = bin();
+    cmd.args(["apply", "--json", "--root"]).arg(tmp.path());
+    let patch = "PATCHSET\nPATCH f.txt\nINSERT AFTER\n- a\n---\n. x\n-\n. y\nENDPATCH\nENDPATCHSET\n";
+    let out = run_with_stdin(cmd, patch);
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(v["format"], "repopatch");
+    assert_eq!(v["diagnostics"][0]["code"], "blank_line_prefix");
+    assert_eq!(v["diagnostics"][0]["patch_line"], 7);
+    assert_eq!(content(&tmp), "a\nx\n\ny\nb\n");
+    let out = bin().args(["grammar", "repopatch"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        Format::Repopatch.lark_grammar().unwrap()
+    );
+}
