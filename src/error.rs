@@ -71,6 +71,8 @@ pub enum Code {
     /// prefix (`-`, `.`, an empty line, or the other block's prefix) and is
     /// read as a blank line of the block it stands in.
     BlankLinePrefix,
+    /// Occurs when prose before the patch, or after its closing fence, was removed.
+    SurroundingTextStripped,
 }
 
 impl Code {
@@ -102,6 +104,7 @@ impl Code {
         Code::BlankLinesStripped,
         Code::TrailingBlankContextDropped,
         Code::BlankLinePrefix,
+        Code::SurroundingTextStripped,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -132,6 +135,7 @@ impl Code {
             Code::BlankLinesStripped => "blank_lines_stripped",
             Code::TrailingBlankContextDropped => "trailing_blank_context_dropped",
             Code::BlankLinePrefix => "blank_line_prefix",
+            Code::SurroundingTextStripped => "surrounding_text_stripped",
         }
     }
 
@@ -146,7 +150,8 @@ impl Code {
             | Code::CrlfPatchNormalized
             | Code::BlankLinesStripped
             | Code::TrailingBlankContextDropped
-            | Code::BlankLinePrefix => Severity::Warning,
+            | Code::BlankLinePrefix
+            | Code::SurroundingTextStripped => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -26,6 +26,7 @@ pub mod formats;
 pub mod ir;
 pub mod lark;
 pub mod paths;
+pub mod payload;
 pub mod report;
 pub mod unwrap;
 pub mod validate;

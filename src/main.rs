@@ -60,7 +60,8 @@ enum Command {
 
 #[derive(Args)]
 struct Input {
-    /// The patch file; absent or `-` reads standard input.
+    /// The patch file, or a JSON tool call `{"patch": ..., "format": ..., "dry_run": ...}`;
+    /// absent or `-` reads standard input.
     patch: Option<PathBuf>,
     /// The tree the patch applies to [default: the current directory].
     #[arg(long, value_name = "DIR")]
@@ -221,13 +222,34 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
     }
 }
 
-fn patch_command(input: Input, mode: Mode) -> i32 {
-    let format = match parse_format(&input.format) {
-        Ok(f) => f,
+fn patch_command(input: Input, mut mode: Mode) -> i32 {
+    let (name, mut text) = match read_patch(input.patch.as_deref()) {
+        Ok(p) => p,
         Err(e) => return usage_error(e),
     };
-    let (name, text) = match read_patch(input.patch.as_deref()) {
-        Ok(p) => p,
+    let mut format_name = input.format.clone();
+    // A JSON tool call carries the patch and, optionally, its options.
+    if let Some(call) = grammar_patch::payload::tool_call(&text) {
+        let call = match call {
+            Ok(call) => call,
+            Err(e) => return usage_error(format!("{name}: {e}")),
+        };
+        match (call.format, format_name.as_str()) {
+            (Some(f), "auto") => format_name = f,
+            (Some(f), given) if f != given => {
+                return usage_error(format!(
+                    "{name}: the tool call says format `{f}`, --format says `{given}`"
+                ))
+            }
+            _ => {}
+        }
+        if let (Some(true), Mode::Apply { .. }) = (call.dry_run, mode) {
+            mode = Mode::Apply { dry_run: true };
+        }
+        text = call.patch;
+    }
+    let format = match parse_format(&format_name) {
+        Ok(f) => f,
         Err(e) => return usage_error(e),
     };
     // Lint checks against a tree only when asked to; apply always has one.

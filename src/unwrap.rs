@@ -79,6 +79,34 @@ pub fn unwrap(raw: String) -> Unwrapped {
     trim_blank(&mut first, &mut last);
     let mut stripped_blank = first > 0 || last < text.len();
 
+    // Prose before the patch ("Here is the patch:"): dropped up to the
+    // first line where a format (or a fence) starts, but only when the text
+    // as it stands is no known format.
+    let starts_with_fence =
+        first < last && is_fence(&text[line_at(&text, first).start..line_at(&text, first).end]);
+    if !starts_with_fence && crate::formats::detect(&text[first..last]).is_none() {
+        let mut at = first;
+        while at < last {
+            let line = line_at(&text, at);
+            let rest = &text[at..last];
+            if at > first
+                && (is_fence(&text[line.start..line.end]) || crate::formats::detect(rest).is_some())
+            {
+                warnings.push(
+                    Diagnostic::new(
+                        Code::SurroundingTextStripped,
+                        "text before the patch was removed",
+                    )
+                    .at(Span::new(first, at - 1), "not part of the patch")
+                    .hint("send the patch text alone, without an introduction"),
+                );
+                first = at;
+                break;
+            }
+            at = line.end + 1;
+        }
+    }
+
     if first < last && is_fence(&text[line_at(&text, first).start..line_at(&text, first).end]) {
         let open = line_at(&text, first);
         let open_text = text[open.start..open.end].trim();
@@ -88,13 +116,41 @@ pub fn unwrap(raw: String) -> Unwrapped {
         )
         .at(open, "this fence line was removed");
         first = open.end + 1;
-        let close = (last > first).then(|| line_before(&text, last));
+        let fence = &open_text[..3];
+        // The closing fence is the last fence line; text after it
+        // ("This renames x to y.") is dropped too.
+        let mut close = None;
+        let mut at = first;
+        while at < last {
+            let line = line_at(&text, at);
+            if text[line.start..line.end].trim() == fence {
+                close = Some(line);
+            }
+            at = line.end + 1;
+        }
         match close {
-            Some(close) if text[close.start..close.end].trim() == &open_text[..3] => {
+            Some(close) => {
                 d = d.secondary(close, "and this one");
+                let after = Span::new(close.end + 1, last);
+                if !text[after.start..after.end.max(after.start)]
+                    .trim()
+                    .is_empty()
+                {
+                    warnings.push(
+                        Diagnostic::new(
+                            Code::SurroundingTextStripped,
+                            "text after the patch was removed",
+                        )
+                        .at(
+                            Span::new(after.start, after.end.saturating_sub(1).max(after.start)),
+                            "not part of the patch",
+                        )
+                        .hint("send the patch text alone, without a commentary"),
+                    );
+                }
                 last = close.start;
             }
-            _ => d = d.note("the fence is never closed: the patch may have been cut off"),
+            None => d = d.note("the fence is never closed: the patch may have been cut off"),
         }
         warnings.push(d.hint("send the patch text alone, without ``` fences"));
         let before = (first, last);

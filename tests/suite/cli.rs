@@ -208,7 +208,8 @@ fn repopatch_apply_json_reports_format_and_warnings() {
     let tmp = tree();
     let mut cmd = bin();
     cmd.args(["apply", "--json", "--root"]).arg(tmp.path());
-    let patch = "PATCHSET\nPATCH f.txt\nINSERT AFTER\n- a\n---\n. x\n-\n. y\nENDPATCH\nENDPATCHSET\n";
+    let patch =
+        "PATCHSET\nPATCH f.txt\nINSERT AFTER\n- a\n---\n. x\n-\n. y\nENDPATCH\nENDPATCHSET\n";
     let out = run_with_stdin(cmd, patch);
     assert_eq!(out.status.code(), Some(0));
     let v = json(&out);
@@ -221,4 +222,64 @@ fn repopatch_apply_json_reports_format_and_warnings() {
         String::from_utf8(out.stdout).unwrap(),
         Format::Repopatch.lark_grammar().unwrap()
     );
+}
+
+/// A JSON tool call, on stdin or as the PATCH file, is detected: its
+/// `patch` is applied with its `format` and `dry_run`; a bad one is a usage
+/// error that writes nothing.
+#[test]
+fn json_tool_calls_are_accepted_as_the_patch() {
+    let call = |extra: &str| {
+        format!(
+            "{{\"patch\": {}{extra}}}",
+            serde_json::to_string(PATCH).unwrap()
+        )
+    };
+    // On stdin, with format and dry_run.
+    let tmp = tree();
+    let mut cmd = bin();
+    cmd.args(["apply", "--json", "--root"]).arg(tmp.path());
+    let out = run_with_stdin(cmd, &call(r#", "format": "udiff", "dry_run": true"#));
+    assert_eq!(out.status.code(), Some(0));
+    let v = json(&out);
+    assert_eq!(
+        (v["format"].as_str(), v["dry_run"].as_bool()),
+        (Some("udiff"), Some(true))
+    );
+    assert_eq!(
+        content(&tmp),
+        "a\nb\n",
+        "dry_run in the call must not write"
+    );
+    // As the PATCH file, applied for real.
+    let file = tmp.path().join("call.json");
+    std::fs::write(&file, call("")).unwrap();
+    let out = bin()
+        .args(["apply", "--root"])
+        .arg(tmp.path())
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(content(&tmp), "a\nB\n");
+    // Misspelt keys, a missing patch and conflicting formats are refused.
+    for bad in [
+        call(r#", "dryrun": true"#),
+        r#"{"format": "udiff"}"#.to_string(),
+        call(r#", "format": "codex""#),
+        "{not json".to_string(),
+    ] {
+        let tmp = tree();
+        let mut cmd = bin();
+        cmd.args(["apply", "--format", "udiff", "--root"])
+            .arg(tmp.path());
+        let out = run_with_stdin(cmd, &bad);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert_eq!(content(&tmp), "a\nb\n");
+    }
 }

@@ -11,6 +11,8 @@ mod fuzz;
 mod grammar;
 /// Our results against `git apply` on the same patches.
 mod peers;
+/// Attempts to leave the root, in every format.
+mod safety;
 /// RepoPatch's in-order semantics against a naive model.
 mod sequential;
 /// Tree copying and comparison shared by the modules below.

@@ -1,0 +1,88 @@
+//! Tool-call payloads: the JSON object an agent runtime hands over when a
+//! model calls a patch tool (`{"patch": "...", "format": "...", "dry_run":
+//! true}`), accepted wherever patch text is. No patch format starts with
+//! `{`, so the two never collide.
+
+use serde_json::Value;
+
+/// The fields of a tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    pub patch: String,
+    pub format: Option<String>,
+    pub dry_run: Option<bool>,
+}
+
+/// `None` when `text` is patch text; otherwise the tool call it holds, or
+/// why it is not a valid one. Unknown keys are refused: a misspelt
+/// `dry_run` must not turn into a write.
+pub fn tool_call(text: &str) -> Option<Result<ToolCall, String>> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    Some(parse(text))
+}
+
+fn parse(text: &str) -> Result<ToolCall, String> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| format!("the JSON tool call does not parse: {e}"))?;
+    let Value::Object(fields) = value else {
+        return Err("a JSON tool call is an object".into());
+    };
+    let mut call = ToolCall {
+        patch: String::new(),
+        format: None,
+        dry_run: None,
+    };
+    let mut has_patch = false;
+    for (key, value) in fields {
+        match (key.as_str(), value) {
+            ("patch", Value::String(s)) => {
+                call.patch = s;
+                has_patch = true;
+            }
+            ("format", Value::String(s)) => call.format = Some(s),
+            ("format", Value::Null) | ("dry_run", Value::Null) => {}
+            ("dry_run", Value::Bool(b)) => call.dry_run = Some(b),
+            ("patch" | "format", _) => return Err(format!("`{key}` must be a string")),
+            ("dry_run", _) => return Err("`dry_run` must be true or false".into()),
+            (other, _) => {
+                return Err(format!(
+                    "unknown key `{other}` in the JSON tool call (expected `patch`, `format`, `dry_run`)"
+                ))
+            }
+        }
+    }
+    if !has_patch {
+        return Err("the JSON tool call has no `patch` string".into());
+    }
+    Ok(call)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_are_recognised_and_checked() {
+        assert_eq!(tool_call("--- a/x\n"), None);
+        let call = tool_call(r#" {"patch": "PATCHSET\n", "format": "repopatch", "dry_run": true}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            call,
+            ToolCall {
+                patch: "PATCHSET\n".into(),
+                format: Some("repopatch".into()),
+                dry_run: Some(true)
+            }
+        );
+        let err = |t: &str| tool_call(t).unwrap().unwrap_err();
+        assert!(err(r#"{"patch": "x", "dryrun": true}"#).contains("unknown key `dryrun`"));
+        assert!(err(r#"{"format": "udiff"}"#).contains("no `patch`"));
+        assert!(err(r#"{"patch": 3}"#).contains("must be a string"));
+        assert!(err(r#"{"patch": "x", "dry_run": "yes"}"#).contains("true or false"));
+        assert!(err("{patch: x}").contains("does not parse"));
+        assert_eq!(tool_call("[1]"), None);
+    }
+}

@@ -1,0 +1,228 @@
+//! Workspace safety, attacked: in every format, patches that try to leave
+//! the root through `..`, an absolute path, a symbolic link to a directory
+//! or a file outside, a move whose destination leaves, or an escape only in
+//! their second file. Each must be refused as `path_escape` with nothing
+//! written, inside or outside the root. And a file swapped for a symbolic
+//! link between planning and writing must not be written through.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+use grammar_patch::apply::{DiskTree, Entry, FileTree};
+use grammar_patch::error::Code;
+use grammar_patch::formats::Format;
+use grammar_patch::paths::RelPath;
+use grammar_patch::{run, Mode};
+
+use super::support::Snapshot;
+
+/// A patch that edits `old` into `new` in `path`.
+fn modify(format: Format, path: &str) -> String {
+    match format {
+        Format::Udiff => format!("--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-old\n+new\n"),
+        Format::Codex => {
+            format!("*** Begin Patch\n*** Update File: {path}\n@@\n-old\n+new\n*** End Patch\n")
+        }
+        _ => format!("PATCHSET\nPATCH {path}\nREPLACE\n- old\n---\n. new\nENDPATCH\nENDPATCHSET\n"),
+    }
+}
+
+/// A patch that creates `path`.
+fn create(format: Format, path: &str) -> String {
+    match format {
+        Format::Udiff => format!("--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+new\n"),
+        Format::Codex => format!("*** Begin Patch\n*** Add File: {path}\n+new\n*** End Patch\n"),
+        _ => format!("PATCHSET\nPATCH {path}\nCREATEFILE\n. new\nENDPATCH\nENDPATCHSET\n"),
+    }
+}
+
+/// A patch that moves `inside.txt` to `to`, in the formats that can.
+fn rename(format: Format, to: &str) -> Option<String> {
+    match format {
+        Format::Udiff => Some(format!(
+            "diff --git a/inside.txt b/{to}\nsimilarity index 100%\nrename from inside.txt\nrename to {to}\n"
+        )),
+        Format::Codex => Some(format!(
+            "*** Begin Patch\n*** Update File: inside.txt\n*** Move to: {to}\n*** End Patch\n"
+        )),
+        _ => None,
+    }
+}
+
+/// Two file operations in one patch: a valid edit, then `second`.
+fn two(format: Format, second: &str) -> String {
+    let first = modify(format, "inside.txt");
+    match format {
+        Format::Udiff => format!("{first}{second}"),
+        Format::Codex => {
+            let body = |p: &str| {
+                p.trim_start_matches("*** Begin Patch\n")
+                    .trim_end_matches("*** End Patch\n")
+                    .to_string()
+            };
+            format!(
+                "*** Begin Patch\n{}{}*** End Patch\n",
+                body(&first),
+                body(second)
+            )
+        }
+        _ => {
+            let body = |p: &str| {
+                p.trim_start_matches("PATCHSET\n")
+                    .trim_end_matches("ENDPATCHSET\n")
+                    .to_string()
+            };
+            format!("PATCHSET\n{}{}ENDPATCHSET\n", body(&first), body(second))
+        }
+    }
+}
+
+/// `base/root` holds `inside.txt` and links out to `base/outside`.
+fn workspace() -> tempfile::TempDir {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    let outside = base.path().join("outside");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("inside.txt"), "old\n").unwrap();
+    fs::write(outside.join("outside.txt"), "old\n").unwrap();
+    symlink("../outside", root.join("link_dir")).unwrap();
+    symlink("../outside/outside.txt", root.join("link_file")).unwrap();
+    base
+}
+
+/// Every file, directory and link under `base`, inside the root and out.
+fn everything(base: &Path) -> (Snapshot, Snapshot) {
+    (
+        Snapshot::load(&base.join("root")),
+        Snapshot::load(&base.join("outside")),
+    )
+}
+
+fn attempt(format: Format, patch: &str) -> Result<(), String> {
+    let base = workspace();
+    let before = everything(base.path());
+    let root = base.path().join("root").canonicalize().unwrap();
+    let mut tree = DiskTree::new(&root).unwrap();
+    let outcome = run(
+        patch,
+        Some(format),
+        Mode::Apply { dry_run: false },
+        Some(&mut tree),
+        Some(&root),
+    );
+    let codes: Vec<Code> = outcome.diagnostics.iter().map(|d| d.code).collect();
+    if outcome.ok() || !codes.contains(&Code::PathEscape) {
+        return Err(format!(
+            "{format}: expected path_escape, got {codes:?} for\n{patch}"
+        ));
+    }
+    if everything(base.path()) != before {
+        return Err(format!("{format}: the tree changed for\n{patch}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_format_refuses_to_leave_the_root() {
+    let base = workspace();
+    let outside_abs = base.path().join("outside").canonicalize().unwrap();
+    let abs_file = format!("{}/outside.txt", outside_abs.display());
+    let abs_new = format!("{}/new.txt", outside_abs.display());
+    let mut failures = vec![];
+    for format in [Format::Udiff, Format::Codex, Format::Repopatch] {
+        let mut patches = vec![];
+        for path in [
+            "../outside/outside.txt",
+            abs_file.as_str(),
+            "link_dir/outside.txt",
+            "link_file",
+            "sub/../../outside/outside.txt",
+        ] {
+            patches.push(modify(format, path));
+            patches.push(two(format, &modify(format, path)));
+        }
+        for path in ["../outside/new.txt", abs_new.as_str(), "link_dir/new.txt"] {
+            patches.push(create(format, path));
+            patches.push(two(format, &create(format, path)));
+        }
+        for to in [
+            "../outside/moved.txt",
+            "link_dir/moved.txt",
+            abs_new.as_str(),
+        ] {
+            patches.extend(rename(format, to));
+        }
+        for patch in patches {
+            if let Err(e) = attempt(format, &patch) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Swaps the file it is about to write for a link out of the root, as a
+/// concurrent process could between planning and writing.
+struct Swapping {
+    inner: DiskTree,
+    root: std::path::PathBuf,
+}
+
+impl FileTree for Swapping {
+    fn entry(&self, path: &RelPath) -> io::Result<Entry> {
+        self.inner.entry(path)
+    }
+    fn escapes(&self, path: &RelPath) -> io::Result<Option<String>> {
+        self.inner.escapes(path)
+    }
+    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
+        self.inner.read(path)
+    }
+    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
+        let at = self.root.join(path.as_str());
+        fs::remove_file(&at)?;
+        symlink("../outside/outside.txt", &at)?;
+        self.inner.write(path, chunks)
+    }
+    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
+        self.inner.create(path, chunks, mode)
+    }
+    fn remove(&mut self, path: &RelPath) -> io::Result<()> {
+        self.inner.remove(path)
+    }
+    fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
+        self.inner.create_dir(path)
+    }
+    fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
+        self.inner.remove_dir(path)
+    }
+}
+
+#[test]
+fn a_file_swapped_for_a_link_after_planning_is_not_written_through() {
+    for format in [Format::Udiff, Format::Codex, Format::Repopatch] {
+        let base = workspace();
+        let root = base.path().join("root").canonicalize().unwrap();
+        let mut tree = Swapping {
+            inner: DiskTree::new(&root).unwrap(),
+            root: root.clone(),
+        };
+        let outcome = run(
+            modify(format, "inside.txt").as_str(),
+            Some(format),
+            Mode::Apply { dry_run: false },
+            Some(&mut tree),
+            Some(&root),
+        );
+        assert!(!outcome.ok(), "{format}: the write went through the link");
+        assert_eq!(outcome.diagnostics[0].code, Code::IoError, "{format}");
+        assert_eq!(
+            fs::read_to_string(base.path().join("outside/outside.txt")).unwrap(),
+            "old\n",
+            "{format}: the file outside the root was written"
+        );
+    }
+}
