@@ -19,12 +19,14 @@
 // problem; boxing it would make every constructor noisier for nothing.
 #![allow(clippy::result_large_err)]
 
+pub mod agent;
 pub mod apply;
 pub mod diagnostics;
 pub mod error;
 pub mod formats;
 pub mod ir;
 pub mod lark;
+pub mod mcp;
 pub mod paths;
 pub mod payload;
 pub mod report;

@@ -49,6 +49,24 @@ enum Command {
         #[arg(long, value_name = "HEX8")]
         id: Option<String>,
     },
+    /// Print a tool definition (JSON) that teaches a model the format.
+    Tool {
+        format: String,
+        /// Whose API the definition is for.
+        #[arg(long, value_enum)]
+        provider: ProviderArg,
+        /// ap only: specialise the grammar to one patch ID.
+        #[arg(long, value_name = "HEX8")]
+        id: Option<String>,
+    },
+    /// Print instructions and a worked example for a model's system prompt.
+    Prompt { format: String },
+    /// Serve the Model Context Protocol on stdin/stdout (tools apply_patch, lint_patch).
+    Mcp {
+        /// The tree the tools patch [default: the current directory].
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
     /// List the formats.
     Formats,
     /// Print the format of a patch, or fail.
@@ -72,6 +90,14 @@ struct Input {
     /// Print one JSON object on stdout instead of rendered diagnostics.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProviderArg {
+    /// An OpenAI Responses custom tool with the Lark grammar.
+    Openai,
+    /// An Anthropic tool with a `patch` string in its input schema.
+    Anthropic,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -166,6 +192,28 @@ fn run_cli() -> i32 {
         Command::Apply { input, dry_run } => patch_command(input, Mode::Apply { dry_run }),
         Command::Lint { input } => patch_command(input, Mode::Lint),
         Command::Grammar { format, syntax, id } => grammar_command(&format, syntax, id.as_deref()),
+        Command::Tool {
+            format,
+            provider,
+            id,
+        } => tool_command(&format, provider, id.as_deref()),
+        Command::Prompt { format } => match supported(&format) {
+            Ok(f) => match grammar_patch::agent::prompt(f) {
+                Some(text) => {
+                    print!("{text}");
+                    0
+                }
+                None => usage_error(format!("no prompt for the {f} format yet")),
+            },
+            Err(e) => usage_error(e),
+        },
+        Command::Mcp { root } => {
+            let root = root.unwrap_or_else(|| PathBuf::from("."));
+            match grammar_patch::mcp::serve(&root) {
+                Ok(()) => 0,
+                Err(e) => usage_error(e),
+            }
+        }
         Command::Formats => {
             for f in Format::ALL {
                 let status = if f.is_supported() {
@@ -196,6 +244,38 @@ fn run_cli() -> i32 {
                 }
             }
         }
+    }
+}
+
+/// A format this build can apply, by name.
+fn supported(name: &str) -> Result<Format, String> {
+    match parse_format(name)? {
+        Some(f) => Ok(f),
+        None => Err("name a format, not auto".into()),
+    }
+}
+
+fn tool_command(name: &str, provider: ProviderArg, id: Option<&str>) -> i32 {
+    let format = match supported(name) {
+        Ok(f) => f,
+        Err(e) => return usage_error(e),
+    };
+    if id.is_some() && format != Format::Ap {
+        return usage_error("--id applies to the ap format only");
+    }
+    let provider = match provider {
+        ProviderArg::Openai => grammar_patch::agent::Provider::OpenAi,
+        ProviderArg::Anthropic => grammar_patch::agent::Provider::Anthropic,
+    };
+    match grammar_patch::agent::tool(format, provider) {
+        Some(tool) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&tool).unwrap_or_default()
+            );
+            0
+        }
+        None => usage_error(format!("no tool definition for the {format} format yet")),
     }
 }
 

@@ -52,10 +52,10 @@ fn exported_grammars_match_snapshots() {
 }
 
 /// A compiled grammar that can check whole strings.
-struct Engine(Matcher);
+pub struct Engine(Matcher);
 
 impl Engine {
-    fn new(lark: &str) -> Engine {
+    pub fn new(lark: &str) -> Engine {
         let tok_env = ApproximateTokEnv::single_byte_env();
         let mut factory = ParserFactory::new_simple(&tok_env).unwrap();
         factory.quiet();
@@ -71,7 +71,7 @@ impl Engine {
 
     /// Whether the engine accepts `text` as a whole, the way a sampler would
     /// (one byte per token; a byte outside the mask stops it).
-    fn accepts(&self, text: &str) -> bool {
+    pub fn accepts(&self, text: &str) -> bool {
         let mut m = self.0.deep_clone();
         let tokens: Vec<u32> = text.bytes().map(u32::from).collect();
         match m.try_consume_tokens(&tokens) {

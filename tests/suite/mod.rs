@@ -1,3 +1,5 @@
+/// Tool definitions, prompts and their worked examples.
+mod agent;
 /// Fault injection: a failure at any commit step leaves the tree unchanged.
 mod atomic;
 /// The binary: exit codes, JSON shape, text output.
@@ -9,6 +11,8 @@ mod fixtures;
 mod fuzz;
 /// The Lark exports: fresh, loadable in llguidance, and agreeing with pest.
 mod grammar;
+/// The MCP server, driven by rmcp's client over a child process.
+mod mcp;
 /// Our results against `git apply` on the same patches.
 mod peers;
 /// Attempts to leave the root, in every format.

@@ -1,0 +1,191 @@
+//! What a model needs to write a format: short instructions with a worked
+//! example ([`prompt`]), and ready tool definitions for OpenAI and Anthropic
+//! ([`tool`]). Every example is a real patch of a real file, and the tests
+//! apply it (and run it through the format's Lark grammar in llguidance).
+
+use serde_json::{json, Value};
+
+use crate::formats::Format;
+
+/// A worked example: `patch` turns `before` into `after` at `path`.
+#[derive(Debug, Clone, Copy)]
+pub struct Example {
+    pub path: &'static str,
+    pub before: &'static str,
+    pub patch: &'static str,
+    pub after: &'static str,
+}
+
+const BEFORE: &str = "def greet(name):\n    return \"Hello, \" + name\n\n\ndef main():\n    print(greet(\"world\"))\n";
+const AFTER: &str = "def greet(name):\n    return f\"Hello, {name}!\"\n\n\ndef main():\n    print(greet(\"world\"))\n    print(\"done\")\n";
+
+/// The format's worked example.
+pub fn example(format: Format) -> Option<Example> {
+    let patch = match format {
+        Format::Udiff => concat!(
+            "--- a/greet.py\n",
+            "+++ b/greet.py\n",
+            "@@ -1,6 +1,7 @@\n",
+            " def greet(name):\n",
+            "-    return \"Hello, \" + name\n",
+            "+    return f\"Hello, {name}!\"\n",
+            " \n",
+            " \n",
+            " def main():\n",
+            "     print(greet(\"world\"))\n",
+            "+    print(\"done\")\n",
+        ),
+        Format::Codex => concat!(
+            "*** Begin Patch\n",
+            "*** Update File: greet.py\n",
+            "@@ def greet(name):\n",
+            "-    return \"Hello, \" + name\n",
+            "+    return f\"Hello, {name}!\"\n",
+            "@@ def main():\n",
+            "     print(greet(\"world\"))\n",
+            "+    print(\"done\")\n",
+            "*** End Patch\n",
+        ),
+        Format::Repopatch => concat!(
+            "PATCHSET\n",
+            "PATCH greet.py\n",
+            "REPLACE\n",
+            "-     return \"Hello, \" + name\n",
+            "---\n",
+            ".     return f\"Hello, {name}!\"\n",
+            "INSERT AFTER\n",
+            "-     print(greet(\"world\"))\n",
+            "---\n",
+            ".     print(\"done\")\n",
+            "ENDPATCH\n",
+            "ENDPATCHSET\n",
+        ),
+        Format::Ap => return None,
+    };
+    Some(Example {
+        path: "greet.py",
+        before: BEFORE,
+        patch,
+        after: AFTER,
+    })
+}
+
+/// The generation rules of a format, short.
+fn rules(format: Format) -> Option<&'static str> {
+    Some(match format {
+        Format::Udiff => "\
+- For each file: `--- a/PATH` then `+++ b/PATH` (`--- /dev/null` to create a file, \
+`+++ /dev/null` to delete one). A rename: `diff --git a/OLD b/NEW`, `rename from OLD`, `rename to NEW`.
+- Each hunk: `@@ -START,COUNT +START,COUNT @@`, then its lines: ` ` (space) unchanged, \
+`-` removed, `+` added. An empty line of the file is a single space.
+- Copy unchanged and removed lines exactly from the file, indentation included. Give about \
+3 unchanged lines around each change; if that text occurs more than once in the file, give more.
+- Line numbers are hints; the text decides. Hunks of a file go in file order and never overlap; \
+one `---`/`+++` pair per file.",
+        Format::Codex => "\
+- The patch is `*** Begin Patch`, then file operations, then `*** End Patch`.
+- `*** Add File: PATH`, then every line of the new file prefixed with `+`.
+- `*** Delete File: PATH`.
+- `*** Update File: PATH` (optionally `*** Move to: NEW_PATH`), then hunks. A hunk starts \
+with `@@` or with `@@ LINE`, where LINE is a line of the file above the change that occurs \
+only once (a function or class header); its lines are ` ` unchanged, `-` removed, `+` added.
+- Copy unchanged and removed lines exactly, indentation included; about 3 unchanged lines \
+around each change. Hunks go in file order; a hunk without `@@ LINE` must match exactly once \
+after the previous hunk, so when code repeats, use `@@ LINE`.
+- `*** End of File` after a hunk that must end at the end of the file.",
+        Format::Repopatch => "\
+- The patch is `PATCHSET`, then for each file `PATCH path/to/file`, its operations and \
+`ENDPATCH`, then `ENDPATCHSET`. Every keyword stands alone on its line.
+- Operations: `REPLACE` (old block, `---`, new block), `INSERT BEFORE` / `INSERT AFTER` \
+(anchor block, `---`, lines to insert), `DELETE` (old block only). `CREATEFILE` (new lines \
+only) and `DELETEFILE` (nothing) stand alone in their `PATCH`.
+- An old/anchor block is lines copied exactly from the file, each as `- ` (dash, space) and \
+the line; a new block is lines to write, each as `. ` (dot, space) and the line. A blank \
+line is `- ` or `. ` with nothing after. Never `.` in an old block, never `-` in a new one.
+- Every old/anchor block must occur exactly once in the file as the earlier operations leave \
+it: add lines until it does. Operations apply in order.
+- No line numbers, comments, markdown or diff lines inside the PATCHSET.",
+        Format::Ap => return None,
+    })
+}
+
+const ERRORS: &str = "\
+A patch is applied whole or not at all. When it is refused you get a JSON error with a \
+`code` (`syntax_error`, `context_not_found`, `ambiguous_context`, `file_not_found`, \
+`file_exists`, `path_escape`, ...), a `message`, the `patch_line` and a `hint` (for example \
+the lines of the file nearest to your text): fix the patch as the hint says and send all of \
+it again.";
+
+/// Instructions for a system prompt: the rules and a worked example.
+pub fn prompt(format: Format) -> Option<String> {
+    let ex = example(format)?;
+    Some(format!(
+        "# Editing files with patches: {describe}\n\n\
+         Write every change as one patch in this format, and send the patch text alone \
+         (no prose, no code fences).\n\n{rules}\n\n\
+         ## Example\n\nThe file `{path}`:\n\n```\n{before}```\n\n\
+         The patch that changes its greeting and prints `done` after it:\n\n```\n{patch}```\n\n\
+         ## Errors\n\n{ERRORS}\n",
+        describe = format.describe(),
+        rules = rules(format)?,
+        path = ex.path,
+        before = ex.before,
+        patch = ex.patch,
+    ))
+}
+
+/// A tool description: what the tool does, the format in a few lines, one
+/// example, and what comes back.
+pub fn description(format: Format) -> Option<String> {
+    let ex = example(format)?;
+    Some(format!(
+        "Apply a patch to the files of the workspace, written in {describe}. \
+         Paths are relative to the workspace root.\n\n{rules}\n\nExample (edits `{path}`):\n{patch}\n{ERRORS}",
+        describe = format.describe(),
+        rules = rules(format)?,
+        path = ex.path,
+        patch = ex.patch,
+    ))
+}
+
+/// Whose tool-definition conventions to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    /// An OpenAI Responses custom tool whose input is constrained by the
+    /// format's Lark grammar.
+    OpenAi,
+    /// An Anthropic tool whose `patch` string argument carries the patch.
+    Anthropic,
+}
+
+/// The tool definition for `format`, as the provider's API takes it.
+pub fn tool(format: Format, provider: Provider) -> Option<Value> {
+    let description = description(format)?;
+    Some(match provider {
+        Provider::OpenAi => json!({
+            "type": "custom",
+            "name": "apply_patch",
+            "description": description,
+            "format": {
+                "type": "grammar",
+                "syntax": "lark",
+                "definition": format.lark_grammar()?,
+            },
+        }),
+        Provider::Anthropic => json!({
+            "name": "apply_patch",
+            "description": description,
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "patch": {
+                        "type": "string",
+                        "description": format!("The whole patch, in {}.", format.describe()),
+                    },
+                },
+                "required": ["patch"],
+                "additionalProperties": false,
+            },
+        }),
+    })
+}

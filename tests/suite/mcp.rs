@@ -1,0 +1,136 @@
+//! `grammar-patch mcp` driven by a real MCP client: rmcp's own client over
+//! a child process, as an agent runtime would connect. The tools apply and
+//! lint against the root; a refused patch is a tool error carrying the
+//! JSON error, and the tree is untouched; grammars and prompts are
+//! resources.
+
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::ServiceExt;
+use serde_json::{json, Map, Value};
+
+use grammar_patch::agent;
+use grammar_patch::formats::Format;
+
+const PATCH: &str = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+
+fn args(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn an_mcp_client_applies_lints_and_reads_resources() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("f.txt");
+    std::fs::write(&file, "a\nb\n").unwrap();
+    let root = tmp.path().to_path_buf();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let command =
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_grammar-patch")).configure(|c| {
+                c.arg("mcp").arg("--root").arg(&root);
+            });
+        let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["apply_patch", "lint_patch"]);
+
+        let call =
+            |name: &'static str, a: Value| CallToolRequestParams::new(name).with_arguments(args(a));
+        let text = |r: &rmcp::model::CallToolResult| -> Value {
+            let t = r.content[0].as_text().expect("text content").text.clone();
+            serde_json::from_str(&t).unwrap()
+        };
+
+        // A stale patch: a tool error holding the JSON error; nothing written.
+        let stale = client
+            .call_tool(call(
+                "apply_patch",
+                json!({"patch": PATCH.replace("-b", "-x")}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(stale.is_error, Some(true));
+        let v = text(&stale);
+        assert_eq!(v["ok"], false);
+        assert_eq!(v["error"]["code"], "context_not_found");
+        assert!(
+            v["error"]["hint"].as_str().unwrap().contains("re-read"),
+            "{v}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nb\n");
+
+        // Lint and dry run write nothing.
+        let lint = client
+            .call_tool(call("lint_patch", json!({"patch": PATCH})))
+            .await
+            .unwrap();
+        assert_eq!(lint.is_error, Some(false));
+        let dry = client
+            .call_tool(call(
+                "apply_patch",
+                json!({"patch": PATCH, "format": "udiff", "dry_run": true}),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(text(&dry)["dry_run"], true);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nb\n");
+
+        // Applied for real.
+        let done = client
+            .call_tool(call("apply_patch", json!({"patch": PATCH})))
+            .await
+            .unwrap();
+        assert_eq!(done.is_error, Some(false));
+        assert_eq!(text(&done)["files"][0]["action"], "modified");
+        assert_eq!(done.structured_content.as_ref().unwrap()["ok"], true);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nB\n");
+
+        // Arguments outside the schema are refused, not guessed at.
+        for bad in [
+            json!({"patch": PATCH, "dryrun": true}),
+            json!({"format": "udiff"}),
+            json!({"patch": PATCH, "format": "nope"}),
+        ] {
+            assert!(
+                client
+                    .call_tool(call("apply_patch", bad.clone()))
+                    .await
+                    .is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nB\n");
+
+        // Every supported format's grammar and prompt.
+        let resources = client.list_all_resources().await.unwrap();
+        for format in Format::ALL.iter().filter(|f| f.is_supported()) {
+            let lark_uri = format!("grammar-patch://grammar/{}.lark", format.name());
+            let prompt_uri = format!("grammar-patch://prompt/{}", format.name());
+            for (uri, want) in [
+                (lark_uri, format.lark_grammar().unwrap().to_string()),
+                (prompt_uri, agent::prompt(*format).unwrap()),
+            ] {
+                assert!(resources.iter().any(|r| r.uri == uri), "{uri} not listed");
+                let read = client
+                    .read_resource(ReadResourceRequestParams::new(uri.clone()))
+                    .await
+                    .unwrap();
+                match &read.contents[0] {
+                    ResourceContents::TextResourceContents { text, .. } => {
+                        assert_eq!(text, &want, "{uri}")
+                    }
+                    other => panic!("{uri}: {other:?}"),
+                }
+            }
+        }
+        client.cancel().await.unwrap();
+    });
+}
