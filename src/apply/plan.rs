@@ -921,7 +921,10 @@ impl Locating<'_, '_> {
                 let place = if part == Part::RangeEnd { " after the start of the range" } else { "" };
                 let (span, label) = match (part, lines.first(), lines.last()) {
                     (Part::Block, _, _) | (_, None, _) | (_, _, None) => {
-                        (edit.span, format!("these {} line(s) do not occur in the file", lines.len()))
+                        (edit.span, match lines.len() {
+                            1 => "this line does not occur in the file".to_string(),
+                            n => format!("these {n} lines do not occur together in the file"),
+                        })
                     }
                     (_, Some(first), Some(last)) => (first.span.to(last.span), format!("not a line of {rel}")),
                 };
