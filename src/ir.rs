@@ -173,6 +173,20 @@ pub struct Locator<'a> {
     pub uniqueness: Uniqueness,
 }
 
+impl Locator<'_> {
+    /// A block alone: no hint, anchor, range end or end-of-file rule.
+    pub fn plain(uniqueness: Uniqueness, relax: &'static [Relax]) -> Self {
+        Locator {
+            hint: None,
+            anchor: None,
+            range_end: None,
+            at_eof: false,
+            relax,
+            uniqueness,
+        }
+    }
+}
+
 /// A line-number hint, 0-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hint {

@@ -371,14 +371,7 @@ mod tests {
             new,
             old_no_eol: false,
             new_no_eol: false,
-            locator: Locator {
-                hint: None,
-                anchor: None,
-                range_end: None,
-                at_eof: false,
-                relax: &[],
-                uniqueness: Uniqueness::UniqueInFile,
-            },
+            locator: Locator::plain(Uniqueness::UniqueInFile, &[]),
             span: Span::default(),
         }
     }

@@ -537,6 +537,32 @@ impl OpCx<'_> {
             }
             return Err(0);
         }
+        let (found, order) = self.in_current_text(ev, rel, cursor, |locating, from| {
+            locating.locate(edit, 0, from)
+        });
+        let found = found.map_err(|miss| match miss {
+            Miss::Ambiguous(_, found, _) => found.len(),
+            _ => 0,
+        })?;
+        let start = found.start.min(order.len());
+        let end = (start + found.len).min(order.len());
+        let after = if start == 0 { NIL } else { order[start - 1] };
+        Ok(Placed {
+            after,
+            run: order[start..end].to_vec(),
+            relax: found.relax,
+        })
+    }
+
+    /// Runs `f` with a locator over the text as the edits so far left it,
+    /// and the line after `cursor` in it; also returns the node of each line.
+    fn in_current_text<T>(
+        &self,
+        ev: &Evolving,
+        rel: &RelPath,
+        cursor: u32,
+        f: impl FnOnce(&Locating, usize) -> T,
+    ) -> (T, Vec<u32>) {
         let (text, order) = ev.current();
         let file = FileText::with_breaks(&text, self.lone_cr);
         let target_text = OnceCell::new();
@@ -552,18 +578,7 @@ impl OpCx<'_> {
             .iter()
             .position(|&id| id == cursor)
             .map_or(0, |p| p + 1);
-        let found = locating.locate(edit, 0, from).map_err(|miss| match miss {
-            Miss::Ambiguous(_, found, _) => found.len(),
-            _ => 0,
-        })?;
-        let start = found.start.min(order.len());
-        let end = (start + found.len).min(order.len());
-        let after = if start == 0 { NIL } else { order[start - 1] };
-        Ok(Placed {
-            after,
-            run: order[start..end].to_vec(),
-            relax: found.relax,
-        })
+        (f(&locating, from), order)
     }
 
     /// Why edit `i` has no place: the applier's usual diagnosis against the
@@ -579,28 +594,15 @@ impl OpCx<'_> {
         cursor: u32,
     ) -> Diagnostic {
         let edit = &edits[i];
-        let (text, order) = ev.current();
-        let file = FileText::with_breaks(&text, self.lone_cr);
-        let target_text = OnceCell::new();
-        let locating = Locating {
-            file: &file,
-            rel,
-            advice: self.advice,
-            target_text: &target_text,
-            warnings: vec![],
-            errors: vec![],
-        };
-        let from = order
-            .iter()
-            .position(|&id| id == cursor)
-            .map_or(0, |p| p + 1);
-        let miss = match locating.locate(edit, 0, from) {
-            Err(miss) => miss,
-            // The index and the text disagree: never guess, refuse.
-            Ok(_) => Miss::NotFound(Part::Block),
-        };
-        let not_found = matches!(miss, Miss::NotFound(Part::Block));
-        let mut d = locating.miss(edit, miss, 0);
+        let ((mut d, not_found), _) = self.in_current_text(ev, rel, cursor, |locating, from| {
+            let miss = match locating.locate(edit, 0, from) {
+                Err(miss) => miss,
+                // The index and the text disagree: never guess, refuse.
+                Ok(_) => Miss::NotFound(Part::Block),
+            };
+            let not_found = matches!(miss, Miss::NotFound(Part::Block));
+            (locating.miss(edit, miss, 0), not_found)
+        });
         if not_found && !edit.old.is_empty() {
             let earlier = original
                 .find_all(&edit.old, None, 0)
@@ -1121,14 +1123,7 @@ mod tests {
     }
 
     fn locator(uniqueness: Uniqueness) -> Locator<'static> {
-        Locator {
-            hint: None,
-            anchor: None,
-            range_end: None,
-            at_eof: false,
-            relax: &[],
-            uniqueness,
-        }
+        Locator::plain(uniqueness, &[])
     }
 
     /// Applies `edits` to `f.txt` holding `text`: the new text, or the codes.

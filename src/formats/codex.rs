@@ -16,7 +16,7 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_span_of, rule_names, span_of, syntax_error};
+use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
@@ -157,21 +157,7 @@ impl<'a> Lower<'a> {
 
     /// The path of a marker line, trailing spaces trimmed.
     fn path(&self, marker: Pair<'a, Rule>) -> PathRef {
-        let span = self.line_span(&marker);
-        match marker.into_inner().find(|p| p.as_rule() == Rule::path) {
-            Some(p) => {
-                let s = self.span(&p);
-                let text = p.as_str().trim_end();
-                PathRef {
-                    text: text.to_string(),
-                    span: Span::new(s.start, s.start + text.len()),
-                }
-            }
-            None => PathRef {
-                text: String::new(),
-                span,
-            },
-        }
+        marker_path(self.base, marker, Rule::path)
     }
 
     fn file(&mut self, pair: Pair<'a, Rule>) {
@@ -249,14 +235,10 @@ impl<'a> Lower<'a> {
             new: vec![],
             old_no_eol: false,
             new_no_eol: false,
-            locator: Locator {
-                hint: None,
-                anchor: None,
-                range_end: None,
-                at_eof: false,
-                relax: &[Relax::TrailingWhitespace, Relax::Trimmed, Relax::Normalized],
-                uniqueness: Uniqueness::UniqueAfterCursor,
-            },
+            locator: Locator::plain(
+                Uniqueness::UniqueAfterCursor,
+                &[Relax::TrailingWhitespace, Relax::Trimmed, Relax::Normalized],
+            ),
             span,
         };
         for p in pair.into_inner() {

@@ -9,7 +9,7 @@ use pest::iterators::{Pair, Pairs};
 use pest::RuleType;
 
 use crate::error::{Code, Diagnostic};
-use crate::ir::{Patch, Span};
+use crate::ir::{Patch, PathRef, Span};
 
 pub mod codex;
 pub mod repopatch;
@@ -193,6 +193,27 @@ pub(crate) fn span_of<R: RuleType>(base: usize, pair: &Pair<'_, R>) -> Span {
 pub(crate) fn line_span_of<R: RuleType>(base: usize, pair: &Pair<'_, R>) -> Span {
     let s = span_of(base, pair);
     Span::new(s.start, s.end.saturating_sub(1).max(s.start))
+}
+
+/// The path on a marker line (`*** Update File: PATH`, `PATCH PATH`): its
+/// `path_rule` child with trailing spaces trimmed, or an empty path spanning
+/// the line.
+pub(crate) fn marker_path<R: RuleType>(base: usize, marker: Pair<'_, R>, path_rule: R) -> PathRef {
+    let span = line_span_of(base, &marker);
+    match marker.into_inner().find(|p| p.as_rule() == path_rule) {
+        Some(p) => {
+            let s = span_of(base, &p);
+            let text = p.as_str().trim_end();
+            PathRef {
+                text: text.to_string(),
+                span: Span::new(s.start, s.start + text.len()),
+            }
+        }
+        None => PathRef {
+            text: String::new(),
+            span,
+        },
+    }
 }
 
 /// Turns pest's single syntax error into a diagnostic, naming rules the way

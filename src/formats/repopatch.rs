@@ -18,7 +18,7 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_span_of, rule_names, span_of, syntax_error};
+use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Span,
@@ -261,21 +261,7 @@ impl<'a> Lower<'a> {
 
     /// The path of `PATCH <path>`, trailing spaces trimmed.
     fn path(&self, marker: Pair<'a, Rule>) -> PathRef {
-        let span = self.line_span(&marker);
-        match marker.into_inner().find(|p| p.as_rule() == Rule::path) {
-            Some(p) => {
-                let s = self.span(&p);
-                let text = p.as_str().trim_end();
-                PathRef {
-                    text: text.to_string(),
-                    span: Span::new(s.start, s.start + text.len()),
-                }
-            }
-            None => PathRef {
-                text: String::new(),
-                span,
-            },
-        }
+        marker_path(self.base, marker, Rule::path)
     }
 
     /// Reports text after an operation keyword (such as a line number).
@@ -403,14 +389,7 @@ impl<'a> Lower<'a> {
             new,
             old_no_eol: false,
             new_no_eol: false,
-            locator: Locator {
-                hint: None,
-                anchor: None,
-                range_end: None,
-                at_eof: false,
-                relax: &[Relax::TrailingWhitespace],
-                uniqueness: Uniqueness::UniqueInFile,
-            },
+            locator: Locator::plain(Uniqueness::UniqueInFile, &[Relax::TrailingWhitespace]),
             span: old_span.map_or(kw, |s| kw.to(s)),
         })
     }

@@ -324,14 +324,7 @@ impl<'a> Lower<'a> {
             new: vec![],
             old_no_eol: false,
             new_no_eol: false,
-            locator: Locator {
-                hint: None,
-                anchor: None,
-                range_end: None,
-                at_eof: false,
-                relax: &[Relax::TrailingWhitespace],
-                uniqueness: Uniqueness::UniqueInFile,
-            },
+            locator: Locator::plain(Uniqueness::UniqueInFile, &[Relax::TrailingWhitespace]),
             span,
         };
         // Which side the previous line was on, for `\ No newline`.

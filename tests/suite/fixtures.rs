@@ -315,13 +315,19 @@ fn repopatch_fixtures() {
     run_format(Format::Repopatch);
 }
 
-/// The error codes the fixtures of `format` expect.
-fn covered_codes(format: Format) -> Vec<String> {
-    cases(format)
+/// Asserts that some fixture of `format` expects each of `codes`.
+fn assert_covered(format: Format, codes: &[Code]) {
+    let covered: Vec<String> = cases(format)
         .iter()
         .filter_map(|(_, dir)| read_opt(&dir.join("expect-error")))
         .map(|s| s.trim().to_string())
-        .collect()
+        .collect();
+    for code in codes {
+        assert!(
+            covered.iter().any(|c| c == code.as_str()),
+            "no {format} fixture raises {code}"
+        );
+    }
 }
 
 /// Every error code a udiff patch can raise has a fixture that raises it.
@@ -329,24 +335,19 @@ fn covered_codes(format: Format) -> Vec<String> {
 /// `id_mismatch` belongs to ap.)
 #[test]
 fn udiff_fixtures_cover_every_udiff_error_code() {
-    let covered = covered_codes(Format::Udiff);
     let not_from_udiff = [Code::IoError, Code::IdMismatch];
-    for code in Code::ALL
+    let codes: Vec<Code> = Code::ALL
         .iter()
+        .copied()
         .filter(|c| c.severity() == Severity::Error && !not_from_udiff.contains(c))
-    {
-        assert!(
-            covered.iter().any(|c| c == code.as_str()),
-            "no udiff fixture raises {code}"
-        );
-    }
+        .collect();
+    assert_covered(Format::Udiff, &codes);
 }
 
 /// Every error code a codex patch can raise has a fixture that raises it.
 #[test]
 fn codex_fixtures_cover_every_codex_error_code() {
-    let covered = covered_codes(Format::Codex);
-    let codex_codes = [
+    let codes = [
         Code::SyntaxError,
         Code::InvalidHunkBody,
         Code::PathEscape,
@@ -357,19 +358,13 @@ fn codex_fixtures_cover_every_codex_error_code() {
         Code::AmbiguousContext,
         Code::UnsupportedFile,
     ];
-    for code in codex_codes {
-        assert!(
-            covered.iter().any(|c| c == code.as_str()),
-            "no codex fixture raises {code}"
-        );
-    }
+    assert_covered(Format::Codex, &codes);
 }
 
 /// Every error code a RepoPatch patch can raise has a fixture that raises it.
 /// (`io_error` comes from the file system: see atomic.rs.)
 #[test]
 fn repopatch_fixtures_cover_every_repopatch_error_code() {
-    let covered = covered_codes(Format::Repopatch);
     let codes = [
         Code::SyntaxError,
         Code::PathEscape,
@@ -380,10 +375,5 @@ fn repopatch_fixtures_cover_every_repopatch_error_code() {
         Code::AmbiguousContext,
         Code::UnsupportedFile,
     ];
-    for code in codes {
-        assert!(
-            covered.iter().any(|c| c == code.as_str()),
-            "no repopatch fixture raises {code}"
-        );
-    }
+    assert_covered(Format::Repopatch, &codes);
 }
