@@ -26,6 +26,21 @@ impl Span {
     pub fn to(self, other: Span) -> Span {
         Span::new(self.start.min(other.start), self.end.max(other.end))
     }
+
+    /// The line of `text` starting at `start`, without its `\n`.
+    pub fn line_at(text: &str, start: usize) -> Span {
+        Span::new(
+            start,
+            text[start..].find('\n').map_or(text.len(), |i| start + i),
+        )
+    }
+
+    /// The line whose `\n` ends just before `end` (the first line when
+    /// `end` is 0), without that `\n`.
+    pub fn line_before(text: &str, end: usize) -> Span {
+        let stop = end.saturating_sub(1);
+        Span::new(text[..stop].rfind('\n').map_or(0, |i| i + 1), stop)
+    }
 }
 
 /// A whole patch, in any format.

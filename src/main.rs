@@ -148,25 +148,6 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-fn parse_format(name: &str) -> Result<Option<Format>, String> {
-    if name == "auto" {
-        return Ok(None);
-    }
-    let format = Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-        format!(
-            "unknown format `{name}` (expected auto, {})",
-            names.join(", ")
-        )
-    })?;
-    if !format.is_supported() {
-        return Err(format!(
-            "the {format} format is not supported by this build yet"
-        ));
-    }
-    Ok(Some(format))
-}
-
 /// The C entry point, instead of Rust's `fn main`.
 ///
 /// Rust's runtime start-up asks glibc for the main thread's stack bounds,
@@ -249,7 +230,7 @@ fn run_cli() -> i32 {
 
 /// A format this build can apply, by name.
 fn supported(name: &str) -> Result<Format, String> {
-    match parse_format(name)? {
+    match formats::format_arg(name)? {
         Some(f) => Ok(f),
         None => Err("name a format, not auto".into()),
     }
@@ -328,7 +309,7 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         }
         text = call.patch;
     }
-    let format = match parse_format(&format_name) {
+    let format = match formats::format_arg(&format_name) {
         Ok(f) => f,
         Err(e) => return usage_error(e),
     };

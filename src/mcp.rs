@@ -19,8 +19,8 @@ use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value};
 
 use crate::apply::{DiskTree, FileTree};
-use crate::formats::Format;
-use crate::{agent, report, run, Mode};
+use crate::formats::{self, Format};
+use crate::{agent, payload, report, run, Mode};
 
 /// The server: one root, fixed at start.
 #[derive(Debug, Clone)]
@@ -38,32 +38,19 @@ impl PatchServer {
 
     fn run_tool(&self, mode: Mode, args: &Map<String, Value>) -> Result<CallToolResult, ErrorData> {
         let invalid = |m: String| ErrorData::invalid_params(m, None);
-        for key in args.keys() {
-            let known = matches!(key.as_str(), "patch" | "format")
-                || (key == "dry_run" && matches!(mode, Mode::Apply { .. }));
-            if !known {
-                return Err(invalid(format!("unknown argument `{key}`")));
-            }
+        if mode == Mode::Lint && args.contains_key("dry_run") {
+            return Err(invalid(
+                "lint_patch never writes: it takes no `dry_run`".into(),
+            ));
         }
-        let patch = match args.get("patch") {
-            Some(Value::String(p)) => p.clone(),
-            _ => return Err(invalid("`patch` (a string) is required".into())),
+        let call = payload::from_fields(args.clone()).map_err(invalid)?;
+        let format =
+            formats::format_arg(call.format.as_deref().unwrap_or("auto")).map_err(invalid)?;
+        let mode = match (mode, call.dry_run) {
+            (Mode::Apply { .. }, Some(dry_run)) => Mode::Apply { dry_run },
+            _ => mode,
         };
-        let format = match args.get("format") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(name)) if name == "auto" => None,
-            Some(Value::String(name)) => match Format::from_name(name).filter(|f| f.is_supported())
-            {
-                Some(f) => Some(f),
-                None => return Err(invalid(format!("unknown or unsupported format `{name}`"))),
-            },
-            Some(_) => return Err(invalid("`format` must be a string".into())),
-        };
-        let mode = match (mode, args.get("dry_run")) {
-            (Mode::Apply { .. }, Some(Value::Bool(dry_run))) => Mode::Apply { dry_run: *dry_run },
-            (_, None | Some(Value::Null)) => mode,
-            _ => return Err(invalid("`dry_run` must be true or false".into())),
-        };
+        let patch = call.patch;
         let mut tree = DiskTree::new(&self.root).map_err(|e| {
             ErrorData::internal_error(format!("root {}: {e}", self.root.display()), None)
         })?;
@@ -74,8 +61,8 @@ impl PatchServer {
             Some(&mut tree as &mut dyn FileTree),
             Some(&self.root),
         );
-        let text = report::to_json(&outcome);
-        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let value = report::to_value(&outcome);
+        let text = value.to_string();
         let mut result = if outcome.ok() {
             CallToolResult::success(vec![ContentBlock::text(text)])
         } else {

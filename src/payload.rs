@@ -3,7 +3,7 @@
 //! true}`), accepted wherever patch text is. No patch format starts with
 //! `{`, so the two never collide.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The fields of a tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +29,11 @@ fn parse(text: &str) -> Result<ToolCall, String> {
     let Value::Object(fields) = value else {
         return Err("a JSON tool call is an object".into());
     };
+    from_fields(fields)
+}
+
+/// The tool call in a JSON object's fields (also an MCP tool's arguments).
+pub fn from_fields(fields: Map<String, Value>) -> Result<ToolCall, String> {
     let mut call = ToolCall {
         patch: String::new(),
         format: None,

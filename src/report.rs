@@ -82,10 +82,15 @@ fn diagnostic<'a>(d: &'a Diagnostic, text: &str) -> JsonDiagnostic<'a> {
 
 /// The one JSON object `--json` prints.
 pub fn to_json(outcome: &Outcome) -> String {
+    to_value(outcome).to_string()
+}
+
+/// The same object as a JSON value (keys in the contract's order).
+pub fn to_value(outcome: &Outcome) -> serde_json::Value {
     let text = &outcome.text;
     let format = outcome.format.map(|f| f.name());
     let value = match outcome.diagnostics.iter().position(Diagnostic::is_error) {
-        None => serde_json::to_string(&Success {
+        None => serde_json::to_value(Success {
             ok: true,
             format,
             dry_run: matches!(outcome.mode, Mode::Apply { dry_run: true } | Mode::Lint),
@@ -107,7 +112,7 @@ pub fn to_json(outcome: &Outcome) -> String {
         }),
         Some(i) => {
             let e = &outcome.diagnostics[i];
-            serde_json::to_string(&Failure {
+            serde_json::to_value(Failure {
                 ok: false,
                 format,
                 error: JsonError {
@@ -129,6 +134,6 @@ pub fn to_json(outcome: &Outcome) -> String {
         }
     };
     value.unwrap_or_else(|e| {
-        format!("{{\"ok\":false,\"error\":{{\"code\":\"io_error\",\"message\":\"{e}\"}}}}")
+        serde_json::json!({"ok": false, "error": {"code": "io_error", "message": e.to_string()}})
     })
 }

@@ -24,20 +24,6 @@ impl Unwrapped {
     }
 }
 
-/// The line starting at `start`, without its `\n`.
-fn line_at(text: &str, start: usize) -> Span {
-    Span::new(
-        start,
-        text[start..].find('\n').map_or(text.len(), |i| start + i),
-    )
-}
-
-/// The line whose `\n` ends just before `end`.
-fn line_before(text: &str, end: usize) -> Span {
-    let stop = end - 1;
-    Span::new(text[..stop].rfind('\n').map_or(0, |i| i + 1), stop)
-}
-
 fn is_fence(line: &str) -> bool {
     let t = line.trim();
     t.starts_with("```") || t.starts_with("~~~")
@@ -69,11 +55,11 @@ pub fn unwrap(raw: String) -> Unwrapped {
     let empty = |s: Span| s.start == s.end;
     let (mut first, mut last) = (0, text.len());
     let trim_blank = |first: &mut usize, last: &mut usize| {
-        while *first < *last && blank(line_at(&text, *first)) {
-            *first = line_at(&text, *first).end + 1;
+        while *first < *last && blank(Span::line_at(&text, *first)) {
+            *first = Span::line_at(&text, *first).end + 1;
         }
-        while *last > *first && empty(line_before(&text, *last)) {
-            *last = line_before(&text, *last).start;
+        while *last > *first && empty(Span::line_before(&text, *last)) {
+            *last = Span::line_before(&text, *last).start;
         }
     };
     trim_blank(&mut first, &mut last);
@@ -82,12 +68,12 @@ pub fn unwrap(raw: String) -> Unwrapped {
     // Prose before the patch ("Here is the patch:"): dropped up to the
     // first line where a format (or a fence) starts, but only when the text
     // as it stands is no known format.
-    let starts_with_fence =
-        first < last && is_fence(&text[line_at(&text, first).start..line_at(&text, first).end]);
+    let starts_with_fence = first < last
+        && is_fence(&text[Span::line_at(&text, first).start..Span::line_at(&text, first).end]);
     if !starts_with_fence && crate::formats::detect(&text[first..last]).is_none() {
         let mut at = first;
         while at < last {
-            let line = line_at(&text, at);
+            let line = Span::line_at(&text, at);
             let rest = &text[at..last];
             if at > first
                 && (is_fence(&text[line.start..line.end]) || crate::formats::detect(rest).is_some())
@@ -107,8 +93,10 @@ pub fn unwrap(raw: String) -> Unwrapped {
         }
     }
 
-    if first < last && is_fence(&text[line_at(&text, first).start..line_at(&text, first).end]) {
-        let open = line_at(&text, first);
+    if first < last
+        && is_fence(&text[Span::line_at(&text, first).start..Span::line_at(&text, first).end])
+    {
+        let open = Span::line_at(&text, first);
         let open_text = text[open.start..open.end].trim();
         let mut d = Diagnostic::new(
             Code::MarkdownFenceStripped,
@@ -122,7 +110,7 @@ pub fn unwrap(raw: String) -> Unwrapped {
         let mut close = None;
         let mut at = first;
         while at < last {
-            let line = line_at(&text, at);
+            let line = Span::line_at(&text, at);
             if text[line.start..line.end].trim() == fence {
                 close = Some(line);
             }

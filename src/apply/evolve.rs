@@ -155,19 +155,18 @@ impl<'f, 'p> Evolving<'f, 'p> {
     pub fn find_all(&self, block: &[Line], relax: Option<Relax>) -> Vec<u32> {
         let added = self.added_index(relax);
         let keys: Vec<_> = block.iter().map(|l| key(&l.text, relax)).collect();
-        let candidates = |j: usize| {
-            let h = hash_key(&keys[j]);
-            let orig = self.file.positions_of_hash(h, relax);
-            let new = added.get(&h).map_or(&[][..], Vec::as_slice);
-            (orig, new)
-        };
-        let Some(pivot) = (0..block.len()).min_by_key(|&j| {
-            let (o, a) = candidates(j);
-            o.len() + a.len()
-        }) else {
+        let Some((pivot, (orig, new))) = keys
+            .iter()
+            .map(|k| {
+                let h = hash_key(k);
+                let orig = self.file.positions_of_hash(h, relax);
+                (orig, added.get(&h).map_or(&[][..], Vec::as_slice))
+            })
+            .enumerate()
+            .min_by_key(|(_, (o, a))| o.len() + a.len())
+        else {
             return vec![];
         };
-        let (orig, new) = candidates(pivot);
         let ids = orig.iter().map(|&(_, i)| i).chain(new.iter().copied());
         ids.filter(|&c| self.alive(c))
             .filter_map(|c| {

@@ -107,11 +107,11 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             }
             Rule::missing_end => {
                 // Point at the last line of the text.
-                let end = lower.span(&pair).start.saturating_sub(1);
-                let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+                let last_line = Span::line_before(text, lower.span(&pair).start);
+                let end = last_line.end;
                 let mut d =
                     Diagnostic::new(Code::SyntaxError, "the patch ends without `*** End Patch`")
-                        .at(Span::new(start, end), "the text stops after this line");
+                        .at(last_line, "the text stops after this line");
                 d = match last_content {
                     Some(last) if last.end >= end => d
                         .note("the last line is patch content: the patch looks cut off")

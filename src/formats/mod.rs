@@ -84,6 +84,27 @@ impl fmt::Display for Format {
     }
 }
 
+/// A `--format` (or tool-call `format`) value: `auto` is `None`; anything
+/// else must name a format this build supports.
+pub fn format_arg(name: &str) -> Result<Option<Format>, String> {
+    if name == "auto" {
+        return Ok(None);
+    }
+    let format = Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!(
+            "unknown format `{name}` (expected auto, {})",
+            names.join(", ")
+        )
+    })?;
+    if !format.is_supported() {
+        return Err(format!(
+            "the {format} format is not supported by this build yet"
+        ));
+    }
+    Ok(Some(format))
+}
+
 /// Tells the format from the first meaningful line, as the contract says:
 /// `PATCHSET`; `*** Begin Patch`; `<8 hex> AP 3.x` after `#` comments;
 /// `diff --git` or `--- `.

@@ -176,11 +176,8 @@ impl<'a> Lower<'a> {
 
     /// A `PATCH` or the patchset ends without its closing keyword.
     fn missing_close(&mut self, pair: &Pair<Rule>, keyword: &str, what: &str) {
-        let at = self.span(pair).start;
-        let end = at.saturating_sub(1);
-        let start = self.text[..end].rfind('\n').map_or(0, |i| i + 1);
         self.error(
-            Span::new(start, end.max(start)),
+            Span::line_before(self.text, self.span(pair).start),
             format!("{what} ends without `{keyword}`"),
             "the block stops after this line",
             &format!("add `{keyword}` on its own line here"),
@@ -214,12 +211,8 @@ impl<'a> Lower<'a> {
                 }
                 Rule::mixed_ops => self.mixed(p),
                 Rule::no_operation => {
-                    let at = self.span(&p).start;
-                    let line_end = self.text[at..]
-                        .find('\n')
-                        .map_or(self.text.len(), |i| at + i);
                     self.error(
-                        Span::new(at, line_end),
+                        Span::line_at(self.text, self.span(&p).start),
                         "this `PATCH` has no operation",
                         "`ENDPATCH` comes before any operation",
                         "add `INSERT BEFORE`, `INSERT AFTER`, `REPLACE`, `DELETE`, `CREATEFILE` or \
@@ -299,7 +292,7 @@ impl<'a> Lower<'a> {
         let mut lines = vec![];
         for p in op.into_inner() {
             if p.as_rule() == Rule::new_block {
-                lines = self.new_block(p, "CREATEFILE");
+                lines = self.block_lines(p, "new", "CREATEFILE");
             }
         }
         lines
@@ -323,7 +316,7 @@ impl<'a> Lower<'a> {
                 | Rule::delete_kw => kw_span = Some(self.line_span(&p)),
                 Rule::old_block => {
                     old_span = Some(self.line_span(&p));
-                    old = Some(self.old_block(p));
+                    old = Some(self.block_lines(p, "old", what));
                 }
                 Rule::missing_old_block => {
                     let block = if rule == Rule::insert_before || rule == Rule::insert_after {
@@ -343,19 +336,15 @@ impl<'a> Lower<'a> {
                     errors = usize::MAX; // the separator is not the problem
                 }
                 Rule::missing_separator if errors != usize::MAX => {
-                    let at = self.span(&p).start;
-                    let end = self.text[at..]
-                        .find('\n')
-                        .map_or(self.text.len(), |i| at + i);
                     self.error(
-                        Span::new(at, end),
+                        Span::line_at(self.text, self.span(&p).start),
                         format!("`{what}` has no `---` between its blocks"),
                         "the `. ` block starts here",
                         "put `---` alone on a line between the `- ` lines and the `. ` lines \
                          (a `. ` line before `---` would be a wrong prefix in the old block)",
                     );
                 }
-                Rule::new_block => new = self.new_block(p, what),
+                Rule::new_block => new = self.block_lines(p, "new", what),
                 Rule::delete_extra => {
                     let span = self.line_span(&p);
                     self.error(
@@ -410,22 +399,34 @@ impl<'a> Lower<'a> {
         );
     }
 
-    fn old_block(&mut self, block: Pair<'a, Rule>) -> Vec<Line<'a>> {
+    /// The lines of an old/anchor block (`side` "old") or a new block
+    /// ("new", of operation `what`), reporting each line written the other
+    /// way: blank lines are read with a warning, anything else is an error.
+    fn block_lines(&mut self, block: Pair<'a, Rule>, side: &str, what: &str) -> Vec<Line<'a>> {
         let mut lines = vec![];
         for p in block.into_inner() {
             let span = self.line_span(&p);
-            let text = match p.as_rule() {
-                Rule::old_line => content(p.as_str(), 2),
-                Rule::bare_dash => {
-                    self.blank_slip(span, "old", "as `-` without its space");
+            let rule = p.as_rule();
+            let text = match rule {
+                Rule::old_line | Rule::new_line => content(p.as_str(), 2),
+                Rule::bare_dash | Rule::bare_dot => {
+                    let prefix = &p.as_str()[..1];
+                    self.blank_slip(span, side, &format!("as `{prefix}` without its space"));
                     ""
                 }
                 Rule::loose_empty => {
-                    self.blank_slip(span, "old", "as an empty line");
+                    self.blank_slip(span, side, "as an empty line");
                     ""
                 }
-                Rule::dot_in_old if content(p.as_str(), 1).trim().is_empty() => {
-                    self.blank_slip(span, "old", "with the new block's prefix `.`");
+                Rule::dot_in_old | Rule::dash_in_new
+                    if content(p.as_str(), 1).trim().is_empty() =>
+                {
+                    let how = if rule == Rule::dot_in_old {
+                        "with the new block's prefix `.`"
+                    } else {
+                        "with the old block's prefix `-`"
+                    };
+                    self.blank_slip(span, side, how);
                     ""
                 }
                 Rule::dot_in_old => {
@@ -436,34 +437,6 @@ impl<'a> Lower<'a> {
                         "prefix every line before `---` with `- `; `. ` lines belong after `---`",
                     );
                     continue;
-                }
-                _ => continue,
-            };
-            lines.push(Line {
-                text: text.into(),
-                span,
-            });
-        }
-        lines
-    }
-
-    fn new_block(&mut self, block: Pair<'a, Rule>, what: &str) -> Vec<Line<'a>> {
-        let mut lines = vec![];
-        for p in block.into_inner() {
-            let span = self.line_span(&p);
-            let text = match p.as_rule() {
-                Rule::new_line => content(p.as_str(), 2),
-                Rule::bare_dot => {
-                    self.blank_slip(span, "new", "as `.` without its space");
-                    ""
-                }
-                Rule::loose_empty => {
-                    self.blank_slip(span, "new", "as an empty line");
-                    ""
-                }
-                Rule::dash_in_new if content(p.as_str(), 1).trim().is_empty() => {
-                    self.blank_slip(span, "new", "with the old block's prefix `-`");
-                    ""
                 }
                 Rule::dash_in_new => {
                     self.error(
@@ -570,8 +543,7 @@ impl<'a> Lower<'a> {
 /// that keyword's fault: `replace` leaves its `- ` lines without an
 /// operation, and pest can only say so at the first of them.
 fn misspelt_near(text: &str, error: &Diagnostic) -> Option<Diagnostic> {
-    let at = error.span?.start;
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = Span::line_before(text, error.span?.start + 1).start;
     let before = text[..line_start.saturating_sub(1)]
         .rsplit('\n')
         .find(|l| !l.trim().is_empty())

@@ -114,4 +114,13 @@ fn tool_and_prompt_commands_print_them() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "--id is for ap only");
+    // ap has neither yet: a usage error, not an empty definition.
+    for args in [
+        &["tool", "ap", "--provider", "openai"][..],
+        &["prompt", "ap"],
+    ] {
+        let out = std::process::Command::new(bin).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
 }

@@ -107,6 +107,18 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
                 "{bad}"
             );
         }
+        let lint_dry = call("lint_patch", json!({"patch": PATCH, "dry_run": false}));
+        assert!(
+            client.call_tool(lint_dry).await.is_err(),
+            "lint_patch takes no dry_run"
+        );
+        assert!(
+            client
+                .call_tool(call("frobnicate", json!({})))
+                .await
+                .is_err(),
+            "no such tool"
+        );
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nB\n");
 
         // Every supported format's grammar and prompt.
@@ -133,4 +145,14 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
         }
         client.cancel().await.unwrap();
     });
+}
+
+#[test]
+fn mcp_with_a_missing_root_is_a_usage_error() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grammar-patch"))
+        .args(["mcp", "--root", "/nonexistent/grammar-patch-root"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--root"));
 }
