@@ -11,6 +11,7 @@ const GRAMMARS: &[(&str, &str)] = &[
     ("udiff", "patch"),
     ("codex", "patch"),
     ("repopatch", "patchset"),
+    ("ap", "patch"),
 ];
 
 fn main() {

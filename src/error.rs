@@ -73,6 +73,16 @@ pub enum Code {
     BlankLinePrefix,
     /// Occurs when prose before the patch, or after its closing fence, was removed.
     SurroundingTextStripped,
+    AlreadyApplied,
+    SoftStartMatch,
+    RangeAutoCorrected,
+    AnchorDisambiguated,
+    ImplicitCreate,
+    EmptyContentAsDelete,
+    ScopeEndIgnored,
+    NestingGuardMoved,
+    UnbalancedBrackets,
+    ToleratedFormatSlip,
 }
 
 impl Code {
@@ -105,6 +115,16 @@ impl Code {
         Code::TrailingBlankContextDropped,
         Code::BlankLinePrefix,
         Code::SurroundingTextStripped,
+        Code::AlreadyApplied,
+        Code::SoftStartMatch,
+        Code::RangeAutoCorrected,
+        Code::AnchorDisambiguated,
+        Code::ImplicitCreate,
+        Code::EmptyContentAsDelete,
+        Code::ScopeEndIgnored,
+        Code::NestingGuardMoved,
+        Code::UnbalancedBrackets,
+        Code::ToleratedFormatSlip,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -136,6 +156,16 @@ impl Code {
             Code::TrailingBlankContextDropped => "trailing_blank_context_dropped",
             Code::BlankLinePrefix => "blank_line_prefix",
             Code::SurroundingTextStripped => "surrounding_text_stripped",
+            Code::AlreadyApplied => "already_applied",
+            Code::SoftStartMatch => "soft_start_match",
+            Code::RangeAutoCorrected => "range_auto_corrected",
+            Code::AnchorDisambiguated => "anchor_disambiguated",
+            Code::ImplicitCreate => "implicit_create",
+            Code::EmptyContentAsDelete => "empty_content_as_delete",
+            Code::ScopeEndIgnored => "scope_end_ignored",
+            Code::NestingGuardMoved => "nesting_guard_moved",
+            Code::UnbalancedBrackets => "unbalanced_brackets",
+            Code::ToleratedFormatSlip => "tolerated_format_slip",
         }
     }
 
@@ -151,7 +181,17 @@ impl Code {
             | Code::BlankLinesStripped
             | Code::TrailingBlankContextDropped
             | Code::BlankLinePrefix
-            | Code::SurroundingTextStripped => Severity::Warning,
+            | Code::SurroundingTextStripped
+            | Code::AlreadyApplied
+            | Code::SoftStartMatch
+            | Code::RangeAutoCorrected
+            | Code::AnchorDisambiguated
+            | Code::ImplicitCreate
+            | Code::EmptyContentAsDelete
+            | Code::ScopeEndIgnored
+            | Code::NestingGuardMoved
+            | Code::UnbalancedBrackets
+            | Code::ToleratedFormatSlip => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -58,6 +58,9 @@ pub struct Patch<'a> {
     /// the file as the previous ones left it (RepoPatch, ap), rather than
     /// all located in the original file (udiff, codex).
     pub sequential: bool,
+    /// ap tolerant mode: a path whose first component is not in the root,
+    /// while the rest is, is read without that component (3.2).
+    pub strip_project_prefix: bool,
 }
 
 /// The fixes the applier suggests, in a format's own words.
@@ -116,6 +119,104 @@ pub enum Action<'a> {
     },
     /// Create a directory (and its parents).
     CreateDir,
+    /// ap: rewrite a file by modifications found with ap's normalised
+    /// search, one after the other (see `apply/locate.rs`).
+    Rewrite(Box<Rewrite<'a>>),
+    /// ap `RENAME`: move a file or a directory. Done already (the source
+    /// is gone and the destination exists) is `unchanged`.
+    Rename { to: PathRef },
+    /// ap file-level `DELETE`: remove a file or a directory with all it
+    /// holds. Already gone is `unchanged`.
+    Remove,
+}
+
+/// An ap file block: where its text starts, and the modifications.
+#[derive(Debug, Clone)]
+pub struct Rewrite<'a> {
+    pub base: Base<'a>,
+    pub mods: Vec<Modification<'a>>,
+    /// The `FILE` newline option: every line of the written file gets it.
+    pub eol: Option<Eol>,
+    /// 3.1 §3.5 strips trailing whitespace from every line of a written
+    /// file; 3.2 only from the inserted content (which lowering strips).
+    pub strip_whole_file: bool,
+    /// Tolerant mode (`--tolerant`): the nesting guard moves an insertion
+    /// instead of refusing it.
+    pub tolerant: bool,
+}
+
+/// The text an ap file block's modifications start from.
+#[derive(Debug, Clone)]
+pub enum Base<'a> {
+    /// The file as it is on disk.
+    Existing,
+    /// `CREATE` with `content`: a new file (or an identical existing one).
+    Create(Vec<Line<'a>>),
+    /// `RECREATE`: this text, whatever the file held (created if missing).
+    Recreate(Vec<Line<'a>>),
+}
+
+/// A line ending the patch asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eol {
+    Lf,
+    Crlf,
+    Cr,
+}
+
+impl Eol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Eol::Lf => "\n",
+            Eol::Crlf => "\r\n",
+            Eol::Cr => "\r",
+        }
+    }
+}
+
+/// What an ap modification does at the place it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModKind {
+    Replace,
+    InsertBefore,
+    InsertAfter,
+    Delete,
+}
+
+impl ModKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ModKind::Replace => "REPLACE",
+            ModKind::InsertBefore => "INSERT_BEFORE",
+            ModKind::InsertAfter => "INSERT_AFTER",
+            ModKind::Delete => "DELETE",
+        }
+    }
+}
+
+/// An ap locator value: lines to find, or a file boundary (3.2 `^`, `$`).
+#[derive(Debug, Clone)]
+pub enum Target<'a> {
+    Lines(Vec<Line<'a>>),
+    Start,
+    End,
+}
+
+/// One ap modification, as the patch states it.
+#[derive(Debug, Clone)]
+pub struct Modification<'a> {
+    pub kind: ModKind,
+    pub anchor: Option<Vec<Line<'a>>>,
+    pub snippet: Target<'a>,
+    /// `snippet_tail`: the region runs to the end of its first match after the snippet.
+    pub tail: Option<Target<'a>>,
+    /// Trailing whitespace already stripped.
+    pub content: Vec<Line<'a>>,
+    pub leading_blank: usize,
+    pub trailing_blank: usize,
+    pub scope_end: bool,
+    /// The action directive, for diagnostics.
+    pub span: Span,
 }
 
 /// The text of a new file.
@@ -252,7 +353,8 @@ impl FileOp<'_> {
         let dest = match &self.action {
             Action::Modify {
                 move_to: Some(to), ..
-            } => Some(to),
+            }
+            | Action::Rename { to } => Some(to),
             _ => None,
         };
         std::iter::once(&self.path).chain(dest)

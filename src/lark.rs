@@ -20,8 +20,13 @@
 //!   needs them are left out, which can only make the Lark language smaller:
 //!   a model constrained by it still only writes patches the parser accepts.
 //! - `SOI`/`EOI` are allowed only at the two ends of the start rule. Implicit
-//!   `WHITESPACE`/`COMMENT`, the stack (`PUSH`, `PEEK`, `POP`, `DROP`) and
-//!   unknown built-ins are refused.
+//!   `WHITESPACE`/`COMMENT`, `POP`, `DROP` and unknown built-ins are refused.
+//! - The stack is allowed in one shape, ap's patch ID: every `PUSH(x)` pushes
+//!   the same `x`, and `PEEK` stands for it. The export writes `x` for both,
+//!   or a literal value given to [`export_with`] (`grammar ap --id HEX8`).
+//!   `!(p) ~ text`, where `p` is a fixed-length sequence of characters,
+//!   classes and `PEEK` and `text` is the rest of the line, becomes one
+//!   regex for "a line that does not start with `p`".
 //!
 //! It does not check that ordered choice (PEG) and unordered choice (CFG)
 //! agree; the grammars are written so alternatives start differently, and
@@ -60,6 +65,15 @@ struct Def {
 
 /// Translates `pest_src` into Lark with `start` as the start rule.
 pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
+    export_with(pest_src, start, None)
+}
+
+/// [`export`], with the stack's value (`PUSH`/`PEEK`) fixed to `stack` when given.
+pub fn export_with(
+    pest_src: &str,
+    start: &str,
+    stack: Option<&str>,
+) -> Result<String, ExportError> {
     let defs = load(pest_src)?;
     if !defs.contains_key(start) {
         return Err(err(start, "the start rule is not defined"));
@@ -74,6 +88,10 @@ pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
     }
     let terminals = terminal_rules(&defs);
     let dead = dead_rules(&defs, &terminals)?;
+    let peek = match stack {
+        Some(value) => Some(Expr::Str(value.to_string())),
+        None => pushed(&defs, &dead)?,
+    };
     let mut out =
         String::from("// Generated from the pest grammar by grammar-patch; do not edit.\n");
     if start != "start" {
@@ -91,6 +109,7 @@ pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
             dead: &dead,
             terminals: &terminals,
             in_terminal: is_terminal,
+            peek: peek.as_ref(),
         };
         let mut expr = def.expr.clone();
         if name == start {
@@ -169,6 +188,27 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
     Ok(defs)
 }
 
+/// What the grammar's `PUSH`es push: one expression, or none at all.
+fn pushed(
+    defs: &BTreeMap<String, Def>,
+    dead: &BTreeSet<String>,
+) -> Result<Option<Expr>, ExportError> {
+    let mut found: Option<(String, Expr)> = None;
+    for (name, def) in defs.iter().filter(|(n, _)| !dead.contains(*n)) {
+        for e in def.expr.clone().iter_top_down() {
+            if let Expr::Push(inner) = e {
+                match &found {
+                    Some((_, other)) if *other != *inner => {
+                        return Err(err(name, "every PUSH must push the same expression"))
+                    }
+                    _ => found = Some((name.clone(), *inner)),
+                }
+            }
+        }
+    }
+    Ok(found.map(|(_, e)| e))
+}
+
 fn idents(expr: &Expr, out: &mut Vec<String>) {
     for e in expr.iter_top_down() {
         if let Expr::Ident(name) = e {
@@ -217,6 +257,7 @@ fn dead_rules(
                 dead: &dead,
                 terminals,
                 in_terminal: false,
+                peek: None,
             };
             if cx.prune(&def.expr)?.is_none() {
                 dead.insert(name.clone());
@@ -337,6 +378,8 @@ struct Cx<'a> {
     dead: &'a BTreeSet<String>,
     terminals: &'a BTreeSet<String>,
     in_terminal: bool,
+    /// What `PUSH` and `PEEK` stand for.
+    peek: Option<&'a Expr>,
 }
 
 impl Cx<'_> {
@@ -401,11 +444,17 @@ impl Cx<'_> {
                 let mut parts = vec![];
                 let mut i = 0;
                 while i < items.len() {
-                    if let (Expr::NegPred(inner), Some(Expr::Ident(any))) =
+                    if let (Expr::NegPred(inner), Some(Expr::Ident(next))) =
                         (&items[i], items.get(i + 1))
                     {
-                        if any == "ANY" {
+                        if next == "ANY" {
                             parts.push(format!("/[^{}]/", self.char_class(inner)?));
+                            i += 2;
+                            continue;
+                        }
+                        if self.is_line_rest(next) {
+                            let units = self.units(inner)?;
+                            parts.push(format!("/{}/", prefix_complement(&units)));
                             i += 2;
                             continue;
                         }
@@ -455,8 +504,9 @@ impl Cx<'_> {
             Expr::Skip(_) => {
                 return self.fail("`(!x ~ ANY)*` skipping via `SKIP`/`_` is not supported")
             }
-            Expr::Push(_) | Expr::PeekSlice(..) => {
-                return self.fail("the pest stack (PUSH/PEEK) has no Lark equivalent")
+            Expr::Push(_) => (self.peek_text()?, Prec::Atom),
+            Expr::PeekSlice(..) => {
+                return self.fail("only PUSH and PEEK of the pest stack have a Lark equivalent")
             }
             #[allow(unreachable_patterns)]
             _ => return self.fail("this pest construct has no Lark equivalent"),
@@ -493,7 +543,63 @@ impl Cx<'_> {
         })
     }
 
+    /// The Lark text of the stack's value.
+    fn peek_text(&mut self) -> Result<String, ExportError> {
+        match self.peek {
+            Some(e) => self.emit(e, Prec::Atom),
+            None => self.fail("PEEK without a PUSH"),
+        }
+    }
+
+    /// Whether `name` is `(!"\n" ~ ANY)*`, the rest of a line.
+    fn is_line_rest(&self, name: &str) -> bool {
+        let rest = Expr::Rep(Box::new(Expr::Seq(
+            Box::new(Expr::NegPred(Box::new(Expr::Str("\n".into())))),
+            Box::new(Expr::Ident("ANY".into())),
+        )));
+        self.defs.get(name).is_some_and(|d| d.expr == rest)
+    }
+
+    /// A fixed-length prefix as one character class per character.
+    fn units(&self, expr: &Expr) -> Result<Vec<String>, ExportError> {
+        let mut out = vec![];
+        for item in flatten_seq(expr) {
+            match &item {
+                Expr::Str(s) => out.extend(s.chars().map(regex_escape)),
+                Expr::Ident(name) if name == "PEEK" => match self.peek {
+                    Some(e) => out.extend(self.units(e)?),
+                    None => return self.fail("PEEK without a PUSH"),
+                },
+                Expr::Ident(name) if name == "ASCII_HEX_DIGIT" => out.push("0-9a-fA-F".into()),
+                Expr::Ident(name) if self.defs.contains_key(name) && name != self.rule => {
+                    out.extend(self.units(&self.defs[name.as_str()].expr)?)
+                }
+                Expr::RepExact(inner, n) => {
+                    let one = self.units(inner)?;
+                    for _ in 0..*n {
+                        out.extend(one.iter().cloned());
+                    }
+                }
+                Expr::Range(a, b) => {
+                    out.push(format!("{}-{}", class_escape_str(a), class_escape_str(b)))
+                }
+                _ => {
+                    return self.fail(
+                        "`!p ~ text` is translated only when p is a fixed-length run of characters, classes and PEEK",
+                    )
+                }
+            }
+        }
+        if out.is_empty() {
+            return self.fail("`!p ~ text` with an empty p");
+        }
+        Ok(out)
+    }
+
     fn ident(&mut self, name: &str) -> Result<String, ExportError> {
+        if name == "PEEK" {
+            return self.peek_text();
+        }
         let builtin = match name {
             "ANY" => Some("/(?s:.)/"),
             "ASCII_DIGIT" => Some("/[0-9]/"),
@@ -543,6 +649,22 @@ impl Cx<'_> {
         }
         Ok(out)
     }
+}
+
+/// A regex for the rest of a line that does not start with `units` (one
+/// character class each): it stops short of the prefix or leaves it at a
+/// character outside the class.
+fn prefix_complement(units: &[String]) -> String {
+    let mut inner = String::new();
+    for (k, unit) in units.iter().enumerate().rev() {
+        let leave = format!("[^{unit}\\n][^\\n]*");
+        inner = if k + 1 == units.len() {
+            format!("({leave})?")
+        } else {
+            format!("({leave}|[{unit}]{inner})?")
+        };
+    }
+    inner
 }
 
 /// A Lark string literal.

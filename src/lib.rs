@@ -86,6 +86,16 @@ impl Outcome {
     }
 }
 
+/// How forgiving to be, beyond what every format forgives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// ap's tolerant mode (the 3.2 reference's default): a missing header,
+    /// `#` comments between directives, an `anchor` standing in for a
+    /// missing `snippet`, and the nesting guard moving an insertion, each
+    /// with a warning. Off, they are errors.
+    pub tolerant: bool,
+}
+
 /// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
 /// tree to check against; `Lint` without a tree checks the patch alone.
 pub fn run(
@@ -94,6 +104,18 @@ pub fn run(
     mode: Mode,
     tree: Option<&mut dyn FileTree>,
     root: Option<&Path>,
+) -> Outcome {
+    run_with(raw, format, mode, tree, root, Options::default())
+}
+
+/// [`run`] with [`Options`].
+pub fn run_with(
+    raw: impl Into<String>,
+    format: Option<Format>,
+    mode: Mode,
+    tree: Option<&mut dyn FileTree>,
+    root: Option<&Path>,
+    options: Options,
 ) -> Outcome {
     let unwrapped = unwrap::unwrap(raw.into());
     let mut outcome = Outcome {
@@ -104,7 +126,7 @@ pub fn run(
         diagnostics: unwrapped.warnings.clone(),
         ignored_metadata: vec![],
     };
-    let result = pipeline(&unwrapped, &mut outcome, tree, root);
+    let result = pipeline(&unwrapped, &mut outcome, tree, root, options);
     if let Err(mut errors) = result {
         outcome.files.clear();
         outcome.diagnostics.append(&mut errors);
@@ -119,6 +141,7 @@ fn pipeline(
     outcome: &mut Outcome,
     tree: Option<&mut dyn FileTree>,
     root: Option<&Path>,
+    options: Options,
 ) -> Result<(), Vec<Diagnostic>> {
     let format = match outcome.format.or_else(|| formats::detect(unwrapped.body())) {
         Some(f) => f,
@@ -136,7 +159,7 @@ fn pipeline(
         }
     };
     outcome.format = Some(format);
-    let (patch, mut warnings) = formats::parse(format, &unwrapped.text, unwrapped.body)?;
+    let (patch, mut warnings) = formats::parse(format, &unwrapped.text, unwrapped.body, options)?;
     outcome.diagnostics.append(&mut warnings);
     outcome.ignored_metadata = patch.ignored_metadata.clone();
     let errors = validate::validate(&patch, root);

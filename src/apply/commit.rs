@@ -95,7 +95,38 @@ fn step<'p>(
             tree.create_dir(path).map_err(at(path))?;
             journal.push(Undo::RemoveDir(path.clone()));
         }
+        Change::RemoveTree { files, dirs, .. } => {
+            for (path, original, mode) in files {
+                tree.remove(path).map_err(at(path))?;
+                journal.push(Undo::Recreate(path, original.as_bytes(), *mode));
+            }
+            remove_dirs(dirs, tree, journal)?;
+        }
+        Change::MoveTree { files, dirs, .. } => {
+            for (from, to, text, mode) in files {
+                make_parents(to, tree, journal)?;
+                tree.create(to, &[text.as_bytes()], Some(*mode))
+                    .map_err(at(to))?;
+                journal.push(Undo::Remove(to.clone()));
+                tree.remove(from).map_err(at(from))?;
+                journal.push(Undo::Recreate(from, text.as_bytes(), *mode));
+            }
+            remove_dirs(dirs, tree, journal)?;
+        }
         Change::Unchanged { .. } => {}
+    }
+    Ok(())
+}
+
+/// Removes emptied directories, innermost first.
+fn remove_dirs(
+    dirs: &[RelPath],
+    tree: &mut dyn FileTree,
+    journal: &mut Vec<Undo<'_>>,
+) -> Result<(), StepError> {
+    for dir in dirs {
+        tree.remove_dir(dir).map_err(|e| (dir.clone(), e))?;
+        journal.push(Undo::CreateDir(dir.clone()));
     }
     Ok(())
 }

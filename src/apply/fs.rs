@@ -170,4 +170,19 @@ impl FileTree for DiskTree {
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
         fs::remove_dir(self.abs(path))
     }
+
+    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
+        let mut names = vec![];
+        for entry in fs::read_dir(self.abs(dir))? {
+            let name = entry?.file_name();
+            names.push(name.into_string().map_err(|n| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{}: a name that is not UTF-8", n.to_string_lossy()),
+                )
+            })?);
+        }
+        names.sort();
+        Ok(names)
+    }
 }

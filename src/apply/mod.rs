@@ -12,6 +12,7 @@
 pub mod commit;
 pub mod evolve;
 pub mod fs;
+pub mod locate;
 pub mod output;
 pub mod plan;
 pub mod seek;

@@ -13,6 +13,8 @@ pub struct Output<'p> {
     /// [`Piece::Original`], and what the rollback restores.
     pub original: String,
     pieces: Vec<Piece<'p>>,
+    /// Text computed in full (ap's rewrites), in place of the pieces.
+    computed: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +108,16 @@ impl<'p> Output<'p> {
         Output {
             original,
             pieces: pieces.0,
+            computed: None,
+        }
+    }
+
+    /// An output computed in full rather than described by pieces.
+    pub fn computed(original: String, text: String) -> Self {
+        Output {
+            original,
+            pieces: vec![],
+            computed: Some(text),
         }
     }
 
@@ -118,22 +130,24 @@ impl<'p> Output<'p> {
 
     /// The content, in order, as byte slices to write.
     pub fn chunks(&self) -> Vec<&[u8]> {
-        self.pieces.iter().map(|p| self.bytes(p)).collect()
+        match &self.computed {
+            Some(text) => vec![text.as_bytes()],
+            None => self.pieces.iter().map(|p| self.bytes(p)).collect(),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.pieces.iter().map(|p| self.bytes(p).len()).sum()
+        self.chunks().iter().map(|c| c.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pieces.is_empty()
+        self.len() == 0
     }
 
     /// Whether the content equals `bytes`, without building it.
     pub fn equals(&self, bytes: &[u8]) -> bool {
         let mut at = 0;
-        for piece in &self.pieces {
-            let chunk = self.bytes(piece);
+        for chunk in self.chunks() {
             if bytes.get(at..at + chunk.len()) != Some(chunk) {
                 return false;
             }

@@ -7,13 +7,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::evolve::{self, Evolving, NIL};
+use super::locate;
 use super::output::{Builder, Output, Pieces};
 use super::seek::FileText;
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, TargetLabel};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
-    Uniqueness,
+    Action, Advice, Base, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef,
+    Relax, Rewrite, Uniqueness,
 };
 use crate::paths::RelPath;
 use crate::validate::check_path;
@@ -47,6 +48,21 @@ pub enum Change<'p> {
     Unchanged {
         path: RelPath,
     },
+    /// A directory and everything in it (ap `DELETE` of a directory):
+    /// files with their text and mode, then directories, innermost first.
+    RemoveTree {
+        path: RelPath,
+        files: Vec<(RelPath, String, u32)>,
+        dirs: Vec<RelPath>,
+    },
+    /// A directory moved (ap `RENAME`): each file from, to, text, mode;
+    /// then the source directories, innermost first.
+    MoveTree {
+        from: RelPath,
+        to: RelPath,
+        files: Vec<(RelPath, RelPath, String, u32)>,
+        dirs: Vec<RelPath>,
+    },
 }
 
 impl Change<'_> {
@@ -55,8 +71,8 @@ impl Change<'_> {
         match self {
             Change::Create { .. } => "added",
             Change::Write { .. } => "modified",
-            Change::Delete { .. } => "deleted",
-            Change::Move { .. } => "renamed",
+            Change::Delete { .. } | Change::RemoveTree { .. } => "deleted",
+            Change::Move { .. } | Change::MoveTree { .. } => "renamed",
             Change::CreateDir { .. } => "dir_created",
             Change::Unchanged { .. } => "unchanged",
         }
@@ -69,14 +85,15 @@ impl Change<'_> {
             | Change::Write { path, .. }
             | Change::Delete { path, .. }
             | Change::CreateDir { path }
-            | Change::Unchanged { path } => path,
-            Change::Move { to, .. } => to,
+            | Change::Unchanged { path }
+            | Change::RemoveTree { path, .. } => path,
+            Change::Move { to, .. } | Change::MoveTree { to, .. } => to,
         }
     }
 
     pub fn from(&self) -> Option<&RelPath> {
         match self {
-            Change::Move { from, .. } => Some(from),
+            Change::Move { from, .. } | Change::MoveTree { from, .. } => Some(from),
             _ => None,
         }
     }
@@ -104,6 +121,7 @@ pub fn plan<'p>(
             root,
             lone_cr: patch.lone_cr_breaks,
             sequential: patch.sequential,
+            strip_project_prefix: patch.strip_project_prefix,
             advice: patch.advice,
             warnings: &mut plan.warnings,
             errors: &mut errors,
@@ -125,6 +143,8 @@ struct OpCx<'a> {
     lone_cr: bool,
     /// Whether edits apply one after the other (the patch format decides).
     sequential: bool,
+    /// ap tolerant mode: `my_project/src/a.txt` may mean `src/a.txt`.
+    strip_project_prefix: bool,
     advice: Advice,
     root: Option<&'a Path>,
     warnings: &'a mut Vec<Diagnostic>,
@@ -244,8 +264,22 @@ impl OpCx<'_> {
     }
 
     fn op<'p>(&mut self, op: &'p FileOp<'_>) -> Option<Change<'p>> {
-        let rel = self.resolve(&op.path)?;
-        let entry = self.entry(&op.path, &rel)?;
+        let mut rel = self.resolve(&op.path)?;
+        let mut entry = self.entry(&op.path, &rel)?;
+        if self.strip_project_prefix && entry == Entry::Missing {
+            if let Some((shorter, e)) = self.without_project_prefix(&op.path, &rel)? {
+                self.warnings.push(
+                    Diagnostic::new(
+                        Code::ToleratedFormatSlip,
+                        format!("`{rel}` does not exist; `{shorter}` does, so the first component is taken for the project's name"),
+                    )
+                    .at(op.path.span, "a redundant project prefix")
+                    .path(shorter.as_str())
+                    .hint("paths are relative to the root: leave out the project's own directory name"),
+                );
+                (rel, entry) = (shorter, e);
+            }
+        }
         let mode = match entry {
             Entry::File { mode } => mode,
             _ => 0o644,
@@ -353,6 +387,22 @@ impl OpCx<'_> {
                     mode,
                 })
             }
+            Action::Rewrite(rw) => self.rewrite(op, rel, entry, mode, rw),
+            Action::Rename { to } => self.rename(op, rel, entry, to),
+            Action::Remove => match entry {
+                Entry::Missing => {
+                    self.done_already(op, &rel, "there is nothing to delete");
+                    Some(Change::Unchanged { path: rel })
+                }
+                Entry::Dir => {
+                    let (files, dirs) = self.walk(&op.path, &rel)?;
+                    Some(Change::RemoveTree { path: rel, files, dirs })
+                }
+                _ => {
+                    let original = self.read_text(&op.path, &rel, entry)?;
+                    Some(Change::Delete { path: rel, original, mode })
+                }
+            },
             Action::CreateDir => match entry {
                 Entry::Missing => {
                     self.creatable(&op.path, &rel)?;
@@ -369,6 +419,211 @@ impl OpCx<'_> {
                 ),
             },
         }
+    }
+
+    /// `rel` without its first component, when that component is not in
+    /// the root and the rest (or its directory) is.
+    fn without_project_prefix(
+        &mut self,
+        path: &PathRef,
+        rel: &RelPath,
+    ) -> Option<Option<(RelPath, Entry)>> {
+        let Some((first, rest)) = rel.as_str().split_once('/') else {
+            return Some(None);
+        };
+        let Some(first) = RelPath::new(first) else {
+            return Some(None);
+        };
+        let Some(shorter) = RelPath::new(rest) else {
+            return Some(None);
+        };
+        if self.entry(path, &first)? != Entry::Missing {
+            return Some(None);
+        }
+        let e = self.entry(path, &shorter)?;
+        let parent_there = match shorter.ancestors().last() {
+            Some(dir) => self.entry(path, dir)? == Entry::Dir,
+            None => false,
+        };
+        Some((e != Entry::Missing || parent_there).then_some((shorter, e)))
+    }
+
+    /// ap: a file block's modifications, by `locate.rs`.
+    fn rewrite<'p>(
+        &mut self,
+        op: &FileOp<'_>,
+        rel: RelPath,
+        entry: Entry,
+        mode: u32,
+        rw: &Rewrite<'_>,
+    ) -> Option<Change<'p>> {
+        let exists = matches!(entry, Entry::File { .. });
+        let original = match (&rw.base, entry) {
+            (Base::Existing, _) | (_, Entry::File { .. }) => self.read_text(&op.path, &rel, entry)?,
+            (_, Entry::Missing) => {
+                self.creatable(&op.path, &rel)?;
+                String::new()
+            }
+            _ => {
+                return self.fail(
+                    Diagnostic::new(Code::FileExists, format!("`{rel}` exists and is not a file"))
+                        .at(op.path.span, "a file would be written here")
+                        .path(rel.as_str()),
+                )
+            }
+        };
+        if let (Base::Recreate(lines), true) = (&rw.base, exists) {
+            if rw.mods.is_empty() && same_lines(&original, lines) {
+                self.done_already(op, &rel, "the file already has this content");
+                return Some(Change::Unchanged { path: rel });
+            }
+        }
+        if let (Base::Create(lines), true) = (&rw.base, exists) {
+            if !same_lines(&original, lines) {
+                return self.fail(
+                    Diagnostic::new(Code::FileExists, format!("`{rel}` already exists with other content"))
+                        .at(op.path.span, "CREATE of an existing file")
+                        .path(rel.as_str())
+                        .hint(self.advice.update),
+                );
+            }
+            self.done_already(op, &rel, "the file exists with this content");
+        }
+        let result = match locate::rewrite(
+            &original,
+            rw,
+            exists && matches!(rw.base, Base::Create(_)),
+            &rel,
+            self.warnings,
+        ) {
+            Ok(r) => r,
+            Err(d) => return self.fail(d),
+        };
+        Some(match (exists, result.changed) {
+            (false, _) => Change::Create {
+                path: rel,
+                output: Output::computed(String::new(), result.text),
+            },
+            (true, false) => Change::Unchanged { path: rel },
+            (true, true) => {
+                let _ = mode;
+                Change::Write {
+                    path: rel,
+                    output: Output::computed(original, result.text),
+                }
+            }
+        })
+    }
+
+    /// ap `RENAME` of a file or a directory; done already when only the destination exists.
+    fn rename<'p>(
+        &mut self,
+        op: &FileOp<'_>,
+        rel: RelPath,
+        entry: Entry,
+        to_ref: &PathRef,
+    ) -> Option<Change<'p>> {
+        let to = self.resolve(to_ref)?;
+        let to_entry = self.entry(to_ref, &to)?;
+        match (entry, to_entry) {
+            (Entry::Missing, Entry::Missing) => {
+                return self.read_text(&op.path, &rel, entry).and(None)
+            }
+            (Entry::Missing, _) => {
+                self.done_already(op, &rel, "the source is gone and the destination exists");
+                return Some(Change::Unchanged { path: to });
+            }
+            (_, Entry::Missing) => {}
+            _ => {
+                return self.fail(
+                    Diagnostic::new(Code::FileExists, format!("cannot rename `{rel}` onto existing `{to}`"))
+                        .at(to_ref.span, "this destination exists")
+                        .path(to.as_str())
+                        .hint("rename to a path that does not exist"),
+                )
+            }
+        }
+        self.creatable(to_ref, &to)?;
+        if entry == Entry::Dir {
+            if to.as_str().starts_with(&format!("{rel}/")) {
+                return self.fail(
+                    Diagnostic::new(Code::FileExists, format!("cannot move `{rel}` into itself"))
+                        .at(to_ref.span, "inside the source")
+                        .path(to.as_str()),
+                );
+            }
+            let (files, dirs) = self.walk(&op.path, &rel)?;
+            let files = files
+                .into_iter()
+                .filter_map(|(f, text, mode)| {
+                    let tail = &f.as_str()[rel.as_str().len()..];
+                    RelPath::new(&format!("{to}{tail}")).map(|t| (f, t, text, mode))
+                })
+                .collect();
+            return Some(Change::MoveTree { from: rel, to, files, dirs });
+        }
+        let original = self.read_text(&op.path, &rel, entry)?;
+        let mode = match entry {
+            Entry::File { mode } => mode,
+            _ => 0o644,
+        };
+        let len = original.len();
+        let mut b = Builder::new(&original);
+        b.push_original(0, len);
+        let pieces = b.finish();
+        Some(Change::Move {
+            from: rel,
+            to,
+            output: Output::new(original, pieces),
+            mode,
+        })
+    }
+
+    /// The files (with text and mode) and directories under `dir`;
+    /// directories innermost first, `dir` last.
+    fn walk(
+        &mut self,
+        path: &PathRef,
+        dir: &RelPath,
+    ) -> Option<(Vec<(RelPath, String, u32)>, Vec<RelPath>)> {
+        let mut files = vec![];
+        let mut dirs = vec![];
+        let mut stack = vec![(dir.clone(), false)];
+        while let Some((d, listed)) = stack.pop() {
+            if listed {
+                dirs.push(d);
+                continue;
+            }
+            stack.push((d.clone(), true));
+            let names = match self.tree.list(&d) {
+                Ok(n) => n,
+                Err(e) => return self.io_error(path, e),
+            };
+            for name in names {
+                let Some(child) = RelPath::new(&format!("{d}/{name}")) else {
+                    continue;
+                };
+                match self.entry(path, &child)? {
+                    Entry::Dir => stack.push((child, false)),
+                    e @ Entry::File { mode } => {
+                        let text = self.read_text(path, &child, e)?;
+                        files.push((child, text, mode));
+                    }
+                    e => {
+                        self.read_text(path, &child, e)?;
+                    }
+                }
+            }
+        }
+        Some((files, dirs))
+    }
+
+    fn done_already(&mut self, op: &FileOp<'_>, rel: &RelPath, why: &str) {
+        self.warnings.push(
+            Diagnostic::new(Code::AlreadyApplied, format!("`{rel}`: nothing to do, {why}"))
+                .at(op.span, "already applied")
+                .path(rel.as_str()),
+        );
     }
 
     /// Locates every edit in `original` and describes the edited text, or
@@ -403,6 +658,20 @@ impl OpCx<'_> {
         };
         Some(Output::new(original, pieces))
     }
+}
+
+/// Whether `text` has exactly these lines (line endings and a missing
+/// final newline aside).
+fn same_lines(text: &str, lines: &[Line]) -> bool {
+    let body = text
+        .strip_suffix("\r\n")
+        .or_else(|| text.strip_suffix(['\n', '\r']))
+        .unwrap_or(text);
+    let mut have = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
+    if text.is_empty() {
+        return lines.is_empty();
+    }
+    lines.iter().all(|l| have.next() == Some(&*l.text)) && have.next().is_none()
 }
 
 /// How many failing edits of one file are explained in full (each writes

@@ -36,6 +36,8 @@ pub trait FileTree {
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()>;
     /// Removes an empty directory; `DirectoryNotEmpty` if it is not empty.
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()>;
+    /// The names in a directory, sorted.
+    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;
 }
 
 /// A tree in memory: files with modes, and directories.
@@ -148,5 +150,19 @@ impl FileTree for MemTree {
             return Err(not_found(path));
         }
         Ok(())
+    }
+
+    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
+        let prefix = format!("{dir}/");
+        let mut names: Vec<String> = self
+            .files
+            .keys()
+            .chain(self.dirs.iter())
+            .filter_map(|k| k.strip_prefix(&prefix))
+            .map(|rest| rest.split('/').next().unwrap_or(rest).to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        Ok(names)
     }
 }

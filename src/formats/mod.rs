@@ -11,6 +11,7 @@ use pest::RuleType;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Patch, PathRef, Span};
 
+pub mod ap;
 pub mod codex;
 pub mod repopatch;
 pub mod udiff;
@@ -54,7 +55,7 @@ impl Format {
 
     /// Whether this build can parse and apply the format.
     pub fn is_supported(self) -> bool {
-        matches!(self, Format::Udiff | Format::Codex | Format::Repopatch)
+        true
     }
 
     /// The format's pest grammar, the single source of its syntax.
@@ -63,7 +64,7 @@ impl Format {
             Format::Udiff => Some(include_str!("../../grammars/udiff.pest")),
             Format::Codex => Some(include_str!("../../grammars/codex.pest")),
             Format::Repopatch => Some(include_str!("../../grammars/repopatch.pest")),
-            _ => None,
+            Format::Ap => Some(include_str!("../../grammars/ap.pest")),
         }
     }
 
@@ -73,7 +74,7 @@ impl Format {
             Format::Udiff => Some(include_str!(concat!(env!("OUT_DIR"), "/udiff.lark"))),
             Format::Codex => Some(include_str!(concat!(env!("OUT_DIR"), "/codex.lark"))),
             Format::Repopatch => Some(include_str!(concat!(env!("OUT_DIR"), "/repopatch.lark"))),
-            _ => None,
+            Format::Ap => Some(include_str!(concat!(env!("OUT_DIR"), "/ap.lark"))),
         }
     }
 }
@@ -144,18 +145,13 @@ pub fn parse(
     format: Format,
     text: &str,
     body: Span,
+    options: crate::Options,
 ) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let result = match format {
         Format::Udiff => udiff::parse(text, body),
         Format::Codex => codex::parse(text, body),
         Format::Repopatch => repopatch::parse(text, body),
-        other => Err(vec![Diagnostic::new(
-            Code::UnknownFormat,
-            format!("the {other} format is not supported by this build yet"),
-        )
-        .hint(
-            "send the patch as a unified diff (`--- a/PATH`, `+++ b/PATH`, `@@ -l,s +l,s @@`)",
-        )]),
+        Format::Ap => ap::parse(text, body, options.tolerant),
     };
     result.map_err(|mut errors| {
         let other = detect(&text[body.start..body.end]).filter(|&f| f != format);
@@ -179,7 +175,7 @@ pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeS
         Format::Udiff => udiff::rules_used(text),
         Format::Codex => codex::rules_used(text),
         Format::Repopatch => repopatch::rules_used(text),
-        _ => None,
+        Format::Ap => ap::rules_used(text),
     }
 }
 

@@ -74,6 +74,9 @@ impl<T: FileTree> FileTree for Faulty<T> {
         self.step()?;
         self.inner.remove_dir(path)
     }
+    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
+        self.inner.list(dir)
+    }
 }
 
 /// Touches five files: modify, add (in new directories), delete, rename with edit.

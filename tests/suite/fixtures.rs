@@ -9,7 +9,7 @@
 //!   expect-error        ... or the code of the first error; the tree must not change
 //!   expect-warnings     warning codes, one per line (absent: none)
 //!   twice               apply the same patch again: it must succeed and change nothing
-//!   args                extra arguments (`--format F`)
+//!   args                extra arguments (`--format F`, `--tolerant`)
 //!   before-empty-dirs, after-empty-dirs   empty directories git cannot store, one per line
 //!   modes               `path octal-mode` lines: set before, checked after
 //!   links               `path target` lines: symbolic links added to before/
@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use grammar_patch::apply::{DiskTree, FileTree, MemTree};
 use grammar_patch::error::{Code, Severity};
 use grammar_patch::formats::Format;
-use grammar_patch::{diagnostics, run, Mode, Outcome};
+use grammar_patch::{diagnostics, run_with, Mode, Options, Outcome};
 
 use super::support::{describe_difference, mode_of, Snapshot};
 
@@ -47,6 +47,7 @@ struct Case {
     patch: String,
     /// `--format` from `args`; `None` detects.
     forced: Option<Format>,
+    options: Options,
     before: Snapshot,
     after: Snapshot,
     error: Option<String>,
@@ -60,9 +61,22 @@ fn read_opt(path: &Path) -> Option<String> {
 }
 
 pub fn cases(format: Format) -> Vec<(String, PathBuf)> {
+    let mut all = suite(format.name());
+    if format == Format::Ap {
+        all.extend(suite(AP_32));
+    }
+    all
+}
+
+/// The 3.2 peer suite: its README says it follows the 3.2 defaults, which
+/// is our `--tolerant`.
+const AP_32: &str = "ap-3.2";
+
+/// The cases of one directory under `tests/fixtures/`.
+pub fn suite(dir: &str) -> Vec<(String, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
-        .join(format.name());
+        .join(dir);
     let mut out: Vec<(String, PathBuf)> = fs::read_dir(&root)
         .map(|rd| {
             rd.map(|e| e.unwrap().path())
@@ -121,9 +135,13 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
     let args = read_opt(&dir.join("args")).unwrap_or_default();
     let mut words = args.split_whitespace();
     let mut forced = None;
+    let mut options = Options {
+        tolerant: dir.parent().is_some_and(|p| p.ends_with(AP_32)),
+    };
     while let Some(word) = words.next() {
         match word {
             "--format" => forced = words.next().and_then(Format::from_name),
+            "--tolerant" => options.tolerant = true,
             other => panic!("{}: unsupported argument {other}", dir.display()),
         }
     }
@@ -131,6 +149,7 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
         format,
         patch: String::from_utf8(patch).expect("UTF-8 patch"),
         forced,
+        options,
         before,
         after: tree(&dir, "after"),
         error: read_opt(&dir.join("expect-error")).map(|s| s.trim().to_string()),
@@ -200,12 +219,13 @@ fn check(case: &Case, how: &str, outcome: &Outcome, tree_after: &Snapshot) -> Ve
 
 /// Applies the case's patch to `tree` for real.
 fn apply(case: &Case, patch: &str, tree: &mut dyn FileTree, root: &Path) -> Outcome {
-    run(
+    run_with(
         patch,
         case.forced,
         Mode::Apply { dry_run: false },
         Some(tree),
         Some(root),
+        case.options,
     )
 }
 
@@ -263,8 +283,11 @@ fn run_in_memory(case: &Case) -> Option<(Outcome, Vec<String>)> {
 }
 
 fn run_format(format: Format) {
+    run_suite(format, cases(format));
+}
+
+fn run_suite(format: Format, cases: Vec<(String, PathBuf)>) {
     let mut failures = vec![];
-    let cases = cases(format);
     assert!(!cases.is_empty(), "no fixtures for {format}");
     for (name, dir) in cases {
         let case = load(format, name, dir);
@@ -313,6 +336,14 @@ fn codex_fixtures() {
 #[test]
 fn repopatch_fixtures() {
     run_format(Format::Repopatch);
+}
+
+/// `tests/fixtures/ap/`: the ap peer suite (3.1, strict), copied unchanged,
+/// and ours (`g_*`); `tests/fixtures/ap-3.2/`: the 3.2 peer suite, in
+/// tolerant mode as its README asks.
+#[test]
+fn ap_fixtures() {
+    run_format(Format::Ap);
 }
 
 /// Asserts that some fixture of `format` expects each of `codes`.

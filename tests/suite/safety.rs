@@ -199,6 +199,9 @@ impl FileTree for Swapping {
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
         self.inner.remove_dir(path)
     }
+    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
+        self.inner.list(dir)
+    }
 }
 
 #[test]

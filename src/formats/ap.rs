@@ -1,0 +1,825 @@
+//! ap 3.1 and 3.2: the generated parser for `grammars/ap.pest` and the
+//! lowering of its parse tree into the shared model. Locating, the
+//! heuristics, idempotency and I/O are the applier's (`apply/locate.rs`).
+//!
+//! Lowering decisions (the README explains each):
+//! - A directive line carrying another 8-hex ID is `id_mismatch`, except
+//!   inside a markdown fence opened within the same value (an ap example in
+//!   documentation is content).
+//! - Each value may appear once per modification; a repeated `snippet` or
+//!   `content` means a forgotten action directive and is a `syntax_error`.
+//! - `content` loses its leading and trailing blank lines and the trailing
+//!   whitespace of every line. 3.1 refuses an empty `REPLACE` content; 3.2
+//!   reads it as `DELETE` unless it is the last thing in a patch without
+//!   `END` (a cut-off answer), which is a `syntax_error`.
+//! - The version decides one more thing: 3.1 strips trailing whitespace from
+//!   every line of a written file, 3.2 only from the inserted content.
+//! - Tolerant mode (`--tolerant`, the 3.2 reference's default) forgives a
+//!   missing header, `#` comments between directives and an `anchor`
+//!   without `snippet`, each with a warning; strict mode refuses them.
+
+use std::borrow::Cow;
+
+use pest::iterators::Pair;
+use pest::Parser;
+use pest_derive::Parser;
+
+use super::{finish, line_span_of, rule_names, span_of, syntax_error};
+use crate::error::{Code, Diagnostic};
+use crate::ir::{
+    Action, Advice, Base, Eol, FileOp, Line, ModKind, Modification, Patch, PathRef, Rewrite, Span,
+    Target,
+};
+
+#[derive(Parser)]
+#[grammar = "../grammars/ap.pest"]
+struct ApParser;
+
+/// The directive keywords, for telling a drifted ID or a typo from text.
+const KEYWORDS: &[&str] = &[
+    "FILE",
+    "REPLACE",
+    "INSERT_AFTER",
+    "INSERT_BEFORE",
+    "DELETE",
+    "CREATE",
+    "RECREATE",
+    "RENAME",
+    "END",
+    "snippet",
+    "snippet_tail",
+    "anchor",
+    "content",
+    "include_leading_blank_lines",
+    "include_trailing_blank_lines",
+    "scope_end",
+];
+
+fn rule_name(rule: &Rule) -> String {
+    match rule {
+        Rule::EOI => "the end of the patch",
+        Rule::header | Rule::patch_id => "the header `<8 hex ID> AP 3.2`",
+        Rule::version => "the version `3.1` or `3.2`",
+        Rule::file_block | Rule::file_directive | Rule::headless_file => "`<ID> FILE`",
+        Rule::create_directive => "`<ID> CREATE`",
+        Rule::end_block | Rule::end_directive => "`<ID> END`",
+        Rule::preamble | Rule::comment_line => "a `#` comment",
+        Rule::action_block | Rule::action | Rule::action_kw => "an action directive",
+        Rule::keyed | Rule::value_key => "a value directive",
+        Rule::option | Rule::option_directive => "an option",
+        Rule::rename_block | Rule::rename_directive => "`<ID> RENAME`",
+        Rule::blank_line | Rule::gap | Rule::stray_line | Rule::value | Rule::value_line => "",
+        other => return format!("{other:?}").replace('_', " "),
+    }
+    .to_string()
+}
+
+fn syntax_hint(expected: &[Rule]) -> &'static str {
+    if expected.contains(&Rule::version) {
+        "this patcher reads ap 3.1 and 3.2: write the header as `<ID> AP 3.2`"
+    } else if expected.contains(&Rule::header) || expected.contains(&Rule::patch_id) {
+        "an ap patch starts (after `#` comments) with `<ID> AP 3.2`, where <ID> is 8 random hex digits"
+    } else {
+        "after the header come file blocks: `<ID> FILE`, the path on the next line, then actions \
+         (`<ID> REPLACE`, `<ID> snippet`, the lines, `<ID> content`, the lines)"
+    }
+}
+
+/// Parses and lowers `text[body]`; spans are offsets into `text`.
+pub fn parse(
+    text: &str,
+    body: Span,
+    tolerant: bool,
+) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let input = &text[body.start..body.end];
+    let pairs = ApParser::parse(Rule::patch, input)
+        .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
+    let mut lower = Lower {
+        text,
+        base: body.start,
+        id: "",
+        v31: false,
+        tolerant,
+        ended: false,
+        last_value: None,
+        patch: Patch {
+            sequential: true,
+            lone_cr_breaks: true,
+            strip_project_prefix: tolerant,
+            advice: Advice {
+                block: "snippet",
+                disambiguate: "add an `anchor`: a line above the target that occurs only once in the file",
+                create: "create it with `<ID> CREATE` and `<ID> content`",
+                update: "the file exists: edit it with REPLACE/INSERT_AFTER/INSERT_BEFORE/DELETE, or use RECREATE",
+            },
+            ..Patch::default()
+        },
+        diags: vec![],
+    };
+    lower.patch(pairs.into_iter().next().expect("pest returns the start rule"));
+    finish(lower.patch, lower.diags)
+}
+
+/// The grammar rules in the parse tree of `text`, or `None` when it does not parse.
+pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
+    ApParser::parse(Rule::patch, text).ok().map(rule_names)
+}
+
+struct Lower<'t> {
+    text: &'t str,
+    base: usize,
+    id: &'t str,
+    v31: bool,
+    tolerant: bool,
+    /// An `END` directive closes the patch.
+    ended: bool,
+    /// The last value in the patch: (its span, whether it was empty), for
+    /// the truncation rule.
+    last_value: Option<(Span, bool)>,
+    patch: Patch<'t>,
+    diags: Vec<Diagnostic>,
+}
+
+/// A modification (or the parts before any action) while its directives are read.
+struct Pending<'t> {
+    kw: &'t str,
+    span: Span,
+    values: Vec<(&'t str, Span, Vec<Line<'t>>)>,
+    options: Vec<(&'t str, Span, Option<usize>)>,
+}
+
+impl<'t> Pending<'t> {
+    fn value(&self, key: &str) -> Option<&(&'t str, Span, Vec<Line<'t>>)> {
+        self.values.iter().find(|v| v.0 == key)
+    }
+    fn is_bare(&self) -> bool {
+        self.values.is_empty() && self.options.is_empty()
+    }
+}
+
+impl<'t> Lower<'t> {
+    fn span(&self, pair: &Pair<'t, Rule>) -> Span {
+        span_of(self.base, pair)
+    }
+
+    fn error(&mut self, span: Span, message: impl Into<String>, label: &str, hint: &str) {
+        self.diags.push(
+            Diagnostic::new(Code::SyntaxError, message)
+                .at(span, label)
+                .hint(hint),
+        );
+    }
+
+    fn warn(&mut self, code: Code, span: Span, message: impl Into<String>, label: &str) {
+        self.diags.push(Diagnostic::new(code, message).at(span, label));
+    }
+
+    fn patch(&mut self, pair: Pair<'t, Rule>) {
+        let mut blocks = vec![];
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::header => self.header(part),
+                Rule::gap => {
+                    self.gap(part);
+                }
+                Rule::file_block => blocks.push(part),
+                Rule::headless => {
+                    let span = self.span(&part);
+                    let mut inner = part.into_inner();
+                    let head = inner.next().expect("headless starts with FILE");
+                    self.id = head
+                        .clone()
+                        .into_inner()
+                        .find(|p| p.as_rule() == Rule::patch_id)
+                        .map_or("", |p| p.as_str());
+                    let first = Span::line_at(self.text, span.start);
+                    if self.tolerant {
+                        self.warn(
+                            Code::ToleratedFormatSlip,
+                            first,
+                            "the patch has no `<ID> AP 3.2` header; the ID of this `FILE` is taken",
+                            "the header belongs above this line",
+                        );
+                    } else {
+                        self.error(
+                            first,
+                            "the patch has no `<ID> AP 3.x` header",
+                            "the first directive, with no header above it",
+                            "put `<ID> AP 3.2` above the first `FILE` (or apply with --tolerant)",
+                        );
+                    }
+                    let (nested, own): (Vec<_>, Vec<_>) =
+                        inner.partition(|p| p.as_rule() == Rule::file_block);
+                    self.file_block(Some(head), own);
+                    blocks.extend(nested);
+                }
+                Rule::end_block => {
+                    self.ended = true;
+                    let end = part.into_inner().nth(1).and_then(|t| {
+                        t.into_inner().find(|p| p.as_rule() == Rule::ignored_tail)
+                    });
+                    if let Some(tail) = end {
+                        let s = self.span(&tail);
+                        self.warn(
+                            Code::SurroundingTextStripped,
+                            s,
+                            "text after `END` is ignored",
+                            "ignored",
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        for block in blocks {
+            let mut inner = block.into_inner();
+            let head = inner.next();
+            self.file_block(head, inner.collect());
+        }
+        if let Some((span, true)) = self.last_value {
+            if !self.ended {
+                self.error(
+                    span,
+                    "the patch ends with an empty value and no `END`: it may have been cut off",
+                    "an empty value at the very end",
+                    "end the patch with `<ID> END` if the value is meant to be empty",
+                );
+            }
+        }
+    }
+
+    fn header(&mut self, pair: Pair<'t, Rule>) {
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::patch_id => self.id = p.as_str(),
+                Rule::version => self.v31 = p.as_str() == "3.1",
+                _ => {}
+            }
+        }
+    }
+
+    /// Blank lines, or text where only they belong.
+    fn gap(&mut self, pair: Pair<'t, Rule>) -> bool {
+        let mut clean = true;
+        for line in pair.into_inner() {
+            if line.as_rule() != Rule::stray_line {
+                continue;
+            }
+            let span = line_span_of(self.base, &line);
+            let text = line.as_str().trim_end_matches('\n');
+            if self.foreign(text, span) {
+                clean = false;
+                continue;
+            }
+            if self.tolerant && text.trim_start().starts_with('#') {
+                self.warn(
+                    Code::ToleratedFormatSlip,
+                    span,
+                    "a `#` comment between directives is ignored",
+                    "comment",
+                );
+                continue;
+            }
+            clean = false;
+            let (message, hint) = if text.trim_start().starts_with('#') {
+                (
+                    "a comment between directives",
+                    "ap allows `#` comments only before the header; delete it (or apply with --tolerant)",
+                )
+            } else {
+                (
+                    "text where only a directive or a blank line may stand",
+                    "every value needs its directive above it, e.g. `<ID> snippet` before the lines to find",
+                )
+            };
+            self.error(span, message, "not part of any value", hint);
+        }
+        clean
+    }
+
+    /// A line that is a directive with another patch ID: `id_mismatch`.
+    fn foreign(&mut self, text: &str, span: Span) -> bool {
+        let Some(other) = directive_id(text) else {
+            return false;
+        };
+        if other == self.id {
+            return false;
+        }
+        self.diags.push(
+            Diagnostic::new(
+                Code::IdMismatch,
+                format!("directive with patch ID `{other}`, but the header's is `{}`", self.id),
+            )
+            .at(Span::new(span.start, span.start + 8), "another ID")
+            .hint(format!(
+                "every directive must start with the header's ID: write `{}` here",
+                self.id
+            )),
+        );
+        true
+    }
+
+    /// The lines of a `value`, checked for drifted directives outside fences.
+    fn value_lines(&mut self, value: Option<Pair<'t, Rule>>) -> Vec<Line<'t>> {
+        let mut lines = vec![];
+        let mut fenced = false;
+        for line in value.into_iter().flat_map(|v| v.into_inner()) {
+            let span = line_span_of(self.base, &line);
+            let text = line.as_str().strip_suffix('\n').unwrap_or(line.as_str());
+            let t = text.trim_start();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fenced = !fenced;
+            }
+            if !fenced {
+                self.foreign(text, span);
+            }
+            lines.push(Line {
+                text: Cow::Borrowed(text),
+                span,
+            });
+        }
+        lines
+    }
+
+    fn file_block(
+        &mut self,
+        head: Option<Pair<'t, Rule>>,
+        items: Vec<Pair<'t, Rule>>,
+    ) {
+        let Some(head) = head else { return };
+        self.last_value = None;
+        let head_span = line_span_of(self.base, &head);
+        let create_head = head.as_rule() == Rule::create_directive;
+        let mut eol = None;
+        let mut inline = None;
+        for p in head.into_inner() {
+            match p.as_rule() {
+                Rule::newline_mode => {
+                    eol = Some(match p.as_str() {
+                        "CRLF" => Eol::Crlf,
+                        "CR" => Eol::Cr,
+                        _ => Eol::Lf,
+                    })
+                }
+                Rule::inline_path => {
+                    let s = self.span(&p);
+                    let t = p.as_str().trim_end();
+                    inline = Some(PathRef {
+                        text: t.to_string(),
+                        span: Span::new(s.start, s.start + t.len()),
+                    });
+                }
+                _ => {}
+            }
+        }
+        let mut items = items.into_iter().peekable();
+        let value = match items.peek() {
+            Some(p) if p.as_rule() == Rule::value => items.next(),
+            _ => None,
+        };
+        let lines = self.value_lines(value);
+        let path = match inline {
+            Some(p) => {
+                self.extra_path_lines(&lines, 0);
+                Some(p)
+            }
+            None => self.path_value(&lines, head_span, if create_head { "CREATE" } else { "FILE" }),
+        };
+        let mut pendings: Vec<Pending<'t>> = vec![];
+        if create_head {
+            pendings.push(Pending {
+                kw: "CREATE",
+                span: head_span,
+                values: vec![],
+                options: vec![],
+            });
+        }
+        let mut rename: Option<(Span, Vec<Line<'t>>)> = None;
+        for item in items {
+            match item.as_rule() {
+                Rule::action_block => {
+                    let mut inner = item.into_inner();
+                    let action = inner.next().expect("action_block starts with its action");
+                    let span = line_span_of(self.base, &action);
+                    let kw = action
+                        .into_inner()
+                        .find(|p| p.as_rule() == Rule::action_kw)
+                        .map_or("", |p| p.as_str());
+                    let mut pending = Pending {
+                        kw,
+                        span,
+                        values: vec![],
+                        options: vec![],
+                    };
+                    self.last_value = None;
+                    for part in inner {
+                        if part.as_rule() == Rule::gap {
+                            self.gap(part);
+                        } else {
+                            self.part(part, &mut pending);
+                        }
+                    }
+                    pendings.push(pending);
+                }
+                Rule::rename_block => {
+                    let mut inner = item.into_inner();
+                    let d = inner.next().expect("rename_block starts with RENAME");
+                    let span = line_span_of(self.base, &d);
+                    self.last_value = None;
+                    let lines = self.value_lines(inner.next());
+                    if rename.is_some() {
+                        self.error(span, "a second `RENAME` in one file block", "second RENAME", "a file block holds one RENAME and nothing else");
+                    }
+                    rename = Some((span, lines));
+                }
+                Rule::loose_part => {
+                    let part = item.into_inner().next().expect("loose_part has a part");
+                    let open = pendings.len();
+                    match pendings.last() {
+                        Some(p) if p.kw.is_empty() || (create_head && open == 1) => {
+                            let mut p = pendings.pop().expect("just matched");
+                            self.part(part, &mut p);
+                            pendings.push(p);
+                        }
+                        _ => {
+                            let mut p = Pending {
+                                kw: "",
+                                span: Span::new(0, 0),
+                                values: vec![],
+                                options: vec![],
+                            };
+                            self.part(part, &mut p);
+                            if let Some(first) = p.values.first().map(|v| v.1).or(p.options.first().map(|o| o.1)) {
+                                p.span = first;
+                            }
+                            pendings.push(p);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(path) = path else { return };
+        if let Some((span, lines)) = rename {
+            if !pendings.is_empty() {
+                self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
+                return;
+            }
+            let Some(to) = self.path_value(&lines, span, "RENAME") else { return };
+            self.patch.files.push(FileOp {
+                path,
+                action: Action::Rename { to },
+                span: head_span,
+            });
+            return;
+        }
+        self.lower_file(path, head_span, eol, pendings);
+    }
+
+    /// The one path line of a `FILE`, `CREATE` or `RENAME` value.
+    fn path_value(&mut self, lines: &[Line<'t>], directive: Span, what: &str) -> Option<PathRef> {
+        let Some(i) = lines.iter().position(|l| !l.text.trim().is_empty()) else {
+            self.error(
+                directive,
+                format!("`{what}` without a path"),
+                "the path belongs on the next line",
+                "write the path relative to the root on the line after the directive",
+            );
+            return None;
+        };
+        let line = &lines[i];
+        let t = line.text.trim();
+        let start = line.span.start + (line.text.len() - line.text.trim_start().len());
+        self.extra_path_lines(lines, i + 1);
+        Some(PathRef {
+            text: t.to_string(),
+            span: Span::new(start, start + t.len()),
+        })
+    }
+
+    fn extra_path_lines(&mut self, lines: &[Line<'t>], from: usize) {
+        for line in lines.iter().skip(from).filter(|l| !l.text.trim().is_empty()) {
+            if self.tolerant && line.text.trim_start().starts_with('#') {
+                self.warn(Code::ToleratedFormatSlip, line.span, "a `#` comment after a path is ignored", "comment");
+            } else {
+                self.error(
+                    line.span,
+                    "a second line under a path",
+                    "a path value is one line",
+                    "put one path on the line after `FILE`; every other line needs its directive above it",
+                );
+            }
+        }
+    }
+
+    /// A value directive or an option, added to `pending`.
+    fn part(&mut self, part: Pair<'t, Rule>, pending: &mut Pending<'t>) {
+        match part.as_rule() {
+            Rule::keyed => {
+                let mut inner = part.into_inner();
+                let key = inner.next().expect("keyed starts with its key");
+                let span = line_span_of(self.base, &key);
+                let kw = key
+                    .into_inner()
+                    .find(|p| p.as_rule() == Rule::value_kw)
+                    .map_or("", |p| p.as_str());
+                let value = inner.next();
+                let vspan = value.as_ref().map(|v| self.span(v));
+                let lines = self.value_lines(value);
+                if let Some((_, first, _)) = pending.value(kw) {
+                    let first = *first;
+                    self.diags.push(
+                        Diagnostic::new(Code::SyntaxError, format!("a second `{kw}` in one modification"))
+                            .at(span, "repeated here")
+                            .secondary(first, "first here")
+                            .hint("each modification has one of each value; for another change, start a new modification with its action directive (`<ID> REPLACE`, …)"),
+                    );
+                }
+                let empty = lines.iter().all(|l| l.text.trim().is_empty());
+                self.last_value = Some((vspan.filter(|s| s.end > s.start).unwrap_or(span), empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE")));
+                pending.values.push((kw, span, lines));
+            }
+            Rule::option => {
+                let mut inner = part.into_inner();
+                let d = inner.next().expect("option starts with its directive");
+                let span = line_span_of(self.base, &d);
+                let mut kw = "";
+                let mut n = None;
+                for p in d.into_inner() {
+                    match p.as_rule() {
+                        Rule::option_kw => kw = p.as_str(),
+                        Rule::count => n = p.as_str().parse().ok(),
+                        _ => {}
+                    }
+                }
+                if let Some(gap) = inner.next() {
+                    self.gap(gap);
+                }
+                self.last_value = None;
+                pending.options.push((kw, span, n));
+            }
+            Rule::bad_directive => {
+                let mut inner = part.into_inner();
+                let line = inner.next().expect("bad_directive has its line");
+                let span = line_span_of(self.base, &line);
+                let word = line.as_str()[self.id.len()..].trim();
+                let key: String = word.chars().take_while(|c| !c.is_whitespace()).collect();
+                let bare = key.trim_end_matches(':');
+                let guess = KEYWORDS.iter().find(|k| k.eq_ignore_ascii_case(bare));
+                let hint = match guess {
+                    Some(k) => format!("directive keywords are case-sensitive and take no colon: write `{} {k}`", self.id),
+                    None => format!("the directives are {}", KEYWORDS.join(", ")),
+                };
+                self.diags.push(
+                    Diagnostic::new(Code::SyntaxError, format!("unknown directive `{key}`"))
+                        .at(span, "not an ap directive")
+                        .hint(hint),
+                );
+                self.value_lines(inner.next());
+            }
+            _ => {}
+        }
+    }
+
+    fn lower_file(&mut self, path: PathRef, head: Span, eol: Option<Eol>, pendings: Vec<Pending<'t>>) {
+        let mut base = Base::Existing;
+        let mut mods = vec![];
+        let count = pendings.len();
+        for (i, p) in pendings.into_iter().enumerate() {
+            let content = p.value("content").map(|v| content_lines(&v.2));
+            match p.kw {
+                "" => {
+                    // Values before any action: an implicit CREATE when only `content`.
+                    if let (Some(content), 1, true) = (content, p.values.len(), p.options.is_empty()) {
+                        if i == 0 {
+                            self.warn(
+                                Code::ImplicitCreate,
+                                p.span,
+                                "a file block with only `content` creates the file (implicit CREATE)",
+                                "read as `CREATE`",
+                            );
+                            base = Base::Create(content);
+                            continue;
+                        }
+                    }
+                    self.error(
+                        p.span,
+                        "values without an action directive",
+                        "no REPLACE/INSERT_AFTER/INSERT_BEFORE/DELETE/CREATE above this",
+                        "start each modification with its action: `<ID> REPLACE`, then `<ID> snippet` and `<ID> content`",
+                    );
+                }
+                "CREATE" => {
+                    if i != 0 {
+                        self.error(p.span, "`CREATE` after other modifications", "CREATE", "`CREATE` opens its file block: put it first");
+                        continue;
+                    }
+                    self.no_options(&p);
+                    match content {
+                        Some(c) => base = Base::Create(c),
+                        None if count == 1 => {
+                            self.patch.files.push(FileOp {
+                                path,
+                                action: Action::CreateDir,
+                                span: head,
+                            });
+                            return;
+                        }
+                        None => self.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text"),
+                    }
+                }
+                "RECREATE" => {
+                    self.no_options(&p);
+                    if i != 0 {
+                        self.error(p.span, "`RECREATE` after other modifications", "RECREATE", "`RECREATE` replaces the whole file: put it first in its block");
+                        continue;
+                    }
+                    match content {
+                        Some(c) => base = Base::Recreate(c),
+                        None => self.error(p.span, "`RECREATE` without `content`", "RECREATE", "add `<ID> content` with the file's new text"),
+                    }
+                }
+                "DELETE" if p.is_bare() => {
+                    if count == 1 {
+                        self.patch.files.push(FileOp {
+                            path,
+                            action: Action::Remove,
+                            span: head,
+                        });
+                        return;
+                    }
+                    self.error(
+                        p.span,
+                        "a bare `DELETE` (which deletes the whole file) beside other modifications",
+                        "DELETE with no snippet",
+                        "to delete lines, give `<ID> snippet`; to delete the file, put `DELETE` alone in its own `FILE` block",
+                    );
+                }
+                kw => {
+                    if let Some(m) = self.modification(kw, &p, content) {
+                        mods.push(m);
+                    }
+                }
+            }
+        }
+        self.patch.files.push(FileOp {
+            path,
+            action: Action::Rewrite(Box::new(Rewrite {
+                base,
+                mods,
+                eol,
+                strip_whole_file: self.v31,
+                tolerant: self.tolerant,
+            })),
+            span: head,
+        });
+    }
+
+    fn no_options(&mut self, p: &Pending<'t>) {
+        for (kw, span, _) in &p.options {
+            self.error(*span, format!("`{kw}` does not apply to `{}`", p.kw), "option without a located region", "options belong to REPLACE, DELETE, INSERT_AFTER and INSERT_BEFORE");
+        }
+    }
+
+    fn modification(
+        &mut self,
+        kw: &'t str,
+        p: &Pending<'t>,
+        content: Option<Vec<Line<'t>>>,
+    ) -> Option<Modification<'t>> {
+        let mut kind = match kw {
+            "REPLACE" => ModKind::Replace,
+            "INSERT_AFTER" => ModKind::InsertAfter,
+            "INSERT_BEFORE" => ModKind::InsertBefore,
+            _ => ModKind::Delete,
+        };
+        let mut anchor = p.value("anchor").map(|v| v.2.clone());
+        let snippet = match p.value("snippet") {
+            Some(v) => Some(v.2.clone()),
+            None => match anchor.take() {
+                Some(a) if self.tolerant => {
+                    self.warn(Code::ToleratedFormatSlip, p.span, format!("`{kw}` has an `anchor` but no `snippet`; the anchor is used as the snippet"), "no snippet");
+                    Some(a)
+                }
+                a => {
+                    let hint = if a.is_some() {
+                        "an anchor only narrows the search; add `<ID> snippet` with the lines to change (or apply with --tolerant)"
+                    } else {
+                        "add `<ID> snippet` and, on the lines after it, the text to find"
+                    };
+                    self.error(p.span, format!("`{kw}` without a `snippet`"), "nothing says where", hint);
+                    return None;
+                }
+            },
+        }?;
+        let snippet = match target(&snippet) {
+            Some(t) => t,
+            None => {
+                self.error(p.value("snippet").map_or(p.span, |v| v.1), "an empty `snippet`", "no lines to find", "put the lines to find under `<ID> snippet`");
+                return None;
+            }
+        };
+        let tail = match p.value("snippet_tail") {
+            Some((_, span, lines)) => {
+                if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
+                    self.error(*span, format!("`snippet_tail` with `{kw}`"), "a range", "an insertion needs one point: use a single `snippet`");
+                    return None;
+                }
+                match target(lines) {
+                    Some(Target::Start) | None => {
+                        self.error(*span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
+                        return None;
+                    }
+                    t => t,
+                }
+            }
+            None => None,
+        };
+        let content = match (kind, content) {
+            (ModKind::Delete, Some(_)) => {
+                self.error(p.value("content").map_or(p.span, |v| v.1), "`DELETE` takes no `content`", "content", "use REPLACE to change lines, DELETE only to remove them");
+                return None;
+            }
+            (ModKind::Delete, None) => vec![],
+            (_, None) => {
+                self.error(p.span, format!("`{kw}` without `content`"), "no new text", "add `<ID> content` and the new lines under it");
+                return None;
+            }
+            (ModKind::Replace, Some(c)) if c.is_empty() => {
+                let at = p.value("content").map_or(p.span, |v| v.1);
+                if self.v31 {
+                    self.error(at, "`REPLACE` with an empty `content`", "empty", "to remove the lines, use `DELETE` (ap 3.1 has no empty REPLACE)");
+                    return None;
+                }
+                self.warn(Code::EmptyContentAsDelete, at, "an empty `content` makes this `REPLACE` a `DELETE`", "empty content");
+                kind = ModKind::Delete;
+                c
+            }
+            (_, Some(c)) => c,
+        };
+        let mut m = Modification {
+            kind,
+            anchor,
+            snippet,
+            tail,
+            content,
+            leading_blank: 0,
+            trailing_blank: 0,
+            scope_end: false,
+            span: p.span,
+        };
+        for &(opt, _, n) in &p.options {
+            match opt {
+                "include_leading_blank_lines" => m.leading_blank = n.unwrap_or(1),
+                "include_trailing_blank_lines" => m.trailing_blank = n.unwrap_or(1),
+                _ => m.scope_end = n != Some(0),
+            }
+        }
+        Some(m)
+    }
+}
+
+/// A locator value: `^`, `$`, or its lines without blank ones at either end.
+fn target<'t>(lines: &[Line<'t>]) -> Option<Target<'t>> {
+    let trimmed = trim_blank(lines);
+    match trimmed {
+        [] => None,
+        [one] if one.text.trim() == "^" => Some(Target::Start),
+        [one] if one.text.trim() == "$" => Some(Target::End),
+        _ => Some(Target::Lines(trimmed.to_vec())),
+    }
+}
+
+fn trim_blank<'a, 't>(lines: &'a [Line<'t>]) -> &'a [Line<'t>] {
+    let start = lines.iter().position(|l| !l.text.trim().is_empty()).unwrap_or(lines.len());
+    let end = lines.iter().rposition(|l| !l.text.trim().is_empty()).map_or(start, |i| i + 1);
+    &lines[start..end]
+}
+
+/// `content` without blank lines at either end and without trailing whitespace.
+fn content_lines<'t>(lines: &[Line<'t>]) -> Vec<Line<'t>> {
+    trim_blank(lines)
+        .iter()
+        .map(|l| {
+            let t = l.text.trim_end_matches([' ', '\t']);
+            Line {
+                text: match &l.text {
+                    Cow::Borrowed(b) => Cow::Borrowed(&b[..t.len()]),
+                    Cow::Owned(_) => Cow::Owned(t.to_string()),
+                },
+                span: l.span,
+            }
+        })
+        .collect()
+}
+
+/// The ID of a line that looks like a directive (`<8 hex> KEYWORD …`).
+fn directive_id(line: &str) -> Option<&str> {
+    let id = line.get(..8)?;
+    if !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let rest = line[8..].strip_prefix(' ')?.trim_start();
+    let word = rest.split_whitespace().next()?;
+    (KEYWORDS.contains(&word) || word == "AP").then_some(id)
+}
