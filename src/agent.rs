@@ -19,6 +19,26 @@ pub struct Example {
 const BEFORE: &str = "def greet(name):\n    return \"Hello, \" + name\n\n\ndef main():\n    print(greet(\"world\"))\n";
 const AFTER: &str = "def greet(name):\n    return f\"Hello, {name}!\"\n\n\ndef main():\n    print(greet(\"world\"))\n    print(\"done\")\n";
 
+/// The patch ID of the ap example; [`tool`] puts the tool's own ID in its place.
+pub const EXAMPLE_ID: &str = "5e7a91c2";
+
+/// A fresh random ap patch ID: 8 lowercase hex digits.
+pub fn random_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    format!("{:08x}", h.finish() as u32)
+}
+
+/// Whether `id` is a valid ap patch ID (8 lowercase hex digits).
+pub fn is_patch_id(id: &str) -> bool {
+    id.len() == 8 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 /// The format's worked example.
 pub fn example(format: Format) -> Option<Example> {
     let patch = match format {
@@ -60,7 +80,27 @@ pub fn example(format: Format) -> Option<Example> {
             "ENDPATCH\n",
             "ENDPATCHSET\n",
         ),
-        Format::Ap => return None,
+        Format::Ap => concat!(
+            "# Summary: greet with an f-string, and print \"done\" after the greeting.\n",
+            "5e7a91c2 AP 3.2\n",
+            "\n",
+            "5e7a91c2 FILE\n",
+            "greet.py\n",
+            "\n",
+            "5e7a91c2 REPLACE\n",
+            "5e7a91c2 snippet\n",
+            "    return \"Hello, \" + name\n",
+            "5e7a91c2 content\n",
+            "    return f\"Hello, {name}!\"\n",
+            "\n",
+            "5e7a91c2 INSERT_AFTER\n",
+            "5e7a91c2 snippet\n",
+            "    print(greet(\"world\"))\n",
+            "5e7a91c2 content\n",
+            "    print(\"done\")\n",
+            "\n",
+            "5e7a91c2 END\n",
+        ),
     };
     Some(Example {
         path: "greet.py",
@@ -105,7 +145,23 @@ line is `- ` or `. ` with nothing after. Never `.` in an old block, never `-` in
 - Every old/anchor block must occur exactly once in the file as the earlier operations leave \
 it: add lines until it does. Operations apply in order.
 - No line numbers, comments, markdown or diff lines inside the PATCHSET.",
-        Format::Ap => return None,
+        Format::Ap => "\
+- Start with `#` comment lines (a one-line summary), then the header `<ID> AP 3.2`. <ID> is 8 \
+random lowercase hex digits; every directive line starts with that ID and a space, and no \
+other line may.
+- Each file: `<ID> FILE`, then its path on the next line; then its modifications in file \
+order, each an action line `<ID> REPLACE`, `<ID> INSERT_AFTER`, `<ID> INSERT_BEFORE` or \
+`<ID> DELETE` followed by values: `<ID> snippet` and the lines to find (whole lines copied \
+from the file; indentation and blank lines do not matter), `<ID> content` and the new lines \
+(not for DELETE), optionally `<ID> anchor` (a line above the target that occurs once) and \
+`<ID> snippet_tail` (the last lines of a range that starts at the snippet).
+- A snippet must occur once in the file, or be the first match after its anchor; \
+modifications of one file apply top to bottom, each searched after the previous one.
+- `<ID> CREATE` + `<ID> content` makes a new file; `<ID> RECREATE` + content rewrites one; \
+`<ID> DELETE` alone in its `FILE` block deletes the file; `<ID> RENAME` + a path renames it.
+- Options after the values: `<ID> include_leading_blank_lines N`, \
+`<ID> include_trailing_blank_lines N`, `<ID> scope_end 1` (the whole block the snippet's line opens).
+- End the patch with `<ID> END`.",
     })
 }
 
@@ -135,17 +191,27 @@ pub fn prompt(format: Format) -> Option<String> {
 }
 
 /// A tool description: what the tool does, the format in a few lines, one
-/// example, and what comes back.
-pub fn description(format: Format) -> Option<String> {
+/// example, and what comes back. For ap, `id` is the patch ID to teach.
+pub fn description(format: Format, id: Option<&str>) -> Option<String> {
     let ex = example(format)?;
-    Some(format!(
+    let text = format!(
         "Apply a patch to the files of the workspace, written in {describe}. \
          Paths are relative to the workspace root.\n\n{rules}\n\nExample (edits `{path}`):\n{patch}\n{ERRORS}",
         describe = format.describe(),
         rules = rules(format)?,
         path = ex.path,
         patch = ex.patch,
-    ))
+    );
+    Some(match id {
+        Some(id) => text
+            .replace(EXAMPLE_ID, id)
+            .replace(
+                "<ID> is 8 random lowercase hex digits",
+                &format!("the ID of this tool's patches is always `{id}`"),
+            )
+            .replace("<ID>", id),
+        None => text,
+    })
 }
 
 /// Whose tool-definition conventions to follow.
@@ -158,9 +224,10 @@ pub enum Provider {
     Anthropic,
 }
 
-/// The tool definition for `format`, as the provider's API takes it.
-pub fn tool(format: Format, provider: Provider) -> Option<Value> {
-    let description = description(format)?;
+/// The tool definition for `format`, as the provider's API takes it. For
+/// ap, `id` is the patch ID the grammar and the description are bound to.
+pub fn tool(format: Format, provider: Provider, id: Option<&str>) -> Option<Value> {
+    let description = description(format, id)?;
     Some(match provider {
         Provider::OpenAi => json!({
             "type": "custom",
@@ -169,7 +236,7 @@ pub fn tool(format: Format, provider: Provider) -> Option<Value> {
             "format": {
                 "type": "grammar",
                 "syntax": "lark",
-                "definition": format.lark_grammar()?,
+                "definition": format.lark_grammar_for(id)?,
             },
         }),
         Provider::Anthropic => json!({

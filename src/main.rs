@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use grammar_patch::apply::DiskTree;
 use grammar_patch::error::Code;
 use grammar_patch::formats::{self, Format};
-use grammar_patch::{diagnostics, report, run, Mode, Outcome};
+use grammar_patch::{diagnostics, report, Mode, Outcome};
 
 #[derive(Parser)]
 #[command(
@@ -90,6 +90,11 @@ struct Input {
     /// Print one JSON object on stdout instead of rendered diagnostics.
     #[arg(long)]
     json: bool,
+    /// ap: forgive a missing header, `#` comments between directives, an
+    /// `anchor` without `snippet`, a redundant project prefix on a path and
+    /// a top-level insertion inside a block (each a warning).
+    #[arg(long)]
+    tolerant: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -236,19 +241,34 @@ fn supported(name: &str) -> Result<Format, String> {
     }
 }
 
+/// `--id` is for ap only, and must be a patch ID.
+fn check_id(format: Format, id: Option<&str>) -> Result<(), String> {
+    match id {
+        Some(_) if format != Format::Ap => Err("--id applies to the ap format only".into()),
+        Some(id) if !grammar_patch::agent::is_patch_id(id) => {
+            Err(format!("--id {id}: a patch ID is 8 lowercase hex digits"))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn tool_command(name: &str, provider: ProviderArg, id: Option<&str>) -> i32 {
     let format = match supported(name) {
         Ok(f) => f,
         Err(e) => return usage_error(e),
     };
-    if id.is_some() && format != Format::Ap {
-        return usage_error("--id applies to the ap format only");
+    if let Err(e) = check_id(format, id) {
+        return usage_error(e);
     }
     let provider = match provider {
         ProviderArg::Openai => grammar_patch::agent::Provider::OpenAi,
         ProviderArg::Anthropic => grammar_patch::agent::Provider::Anthropic,
     };
-    match grammar_patch::agent::tool(format, provider) {
+    let id = match (format, id) {
+        (Format::Ap, None) => Some(grammar_patch::agent::random_id()),
+        (_, id) => id.map(str::to_string),
+    };
+    match grammar_patch::agent::tool(format, provider, id.as_deref()) {
         Some(tool) => {
             println!(
                 "{}",
@@ -265,12 +285,13 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
         Some(f) => f,
         None => return usage_error(format!("unknown format `{name}`")),
     };
-    if id.is_some() && format != Format::Ap {
-        return usage_error("--id applies to the ap format only");
+    if let Err(e) = check_id(format, id) {
+        return usage_error(e);
     }
     let text = match syntax {
-        Syntax::Lark => format.lark_grammar(),
-        Syntax::Pest => format.pest_grammar(),
+        Syntax::Lark => format.lark_grammar_for(id),
+        Syntax::Pest if id.is_some() => return usage_error("--id specialises the Lark export only"),
+        Syntax::Pest => format.pest_grammar().map(Into::into),
     };
     match text {
         Some(text) => {
@@ -314,9 +335,20 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         Err(e) => return usage_error(e),
     };
     // Lint checks against a tree only when asked to; apply always has one.
+    // An ap patch read from a file applies, by its spec, beside that file.
+    let ap_dir = || {
+        let is_ap = format.or_else(|| formats::detect(&grammar_patch::unwrap::unwrap(text.clone()).text))
+            == Some(Format::Ap);
+        let file = input.patch.as_deref().filter(|p| *p != std::path::Path::new("-"))?;
+        is_ap.then(|| match file.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        })
+    };
     let root = match (&input.root, mode) {
         (None, Mode::Lint) => None,
-        (root, _) => Some(root.clone().unwrap_or_else(|| PathBuf::from("."))),
+        (Some(root), _) => Some(root.clone()),
+        (None, _) => Some(ap_dir().unwrap_or_else(|| PathBuf::from("."))),
     };
     let mut tree = match root.as_deref().map(DiskTree::new).transpose() {
         Ok(t) => t,
@@ -328,13 +360,16 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         }
     };
     let canonical = tree.as_ref().map(|t| t.root().to_path_buf());
-    let outcome = run(
+    let outcome = grammar_patch::run_with(
         text,
         format,
         mode,
         tree.as_mut()
             .map(|t| t as &mut dyn grammar_patch::apply::FileTree),
         canonical.as_deref(),
+        grammar_patch::Options {
+            tolerant: input.tolerant,
+        },
     );
     print_outcome(&outcome, &name, input.json);
     outcome.exit_code()

@@ -64,8 +64,19 @@ fn rule_name(rule: &Rule) -> String {
         Rule::create_directive => "`<ID> CREATE`",
         Rule::end_block | Rule::end_directive => "`<ID> END`",
         Rule::preamble | Rule::comment_line => "a `#` comment",
-        Rule::action_block | Rule::action | Rule::action_kw => "an action directive",
+        Rule::action_block
+        | Rule::action
+        | Rule::action_kw
+        | Rule::replace_action
+        | Rule::insert_action
+        | Rule::delete_action
+        | Rule::create_action
+        | Rule::recreate_action => "an action directive",
         Rule::keyed | Rule::value_key => "a value directive",
+        Rule::anchor_kv | Rule::anchor_key => "`<ID> anchor`",
+        Rule::snippet_kv | Rule::snippet_key => "`<ID> snippet`",
+        Rule::tail_kv | Rule::tail_key => "`<ID> snippet_tail`",
+        Rule::content_kv | Rule::content_key => "`<ID> content`",
         Rule::option | Rule::option_directive => "an option",
         Rule::rename_block | Rule::rename_directive => "`<ID> RENAME`",
         Rule::blank_line | Rule::gap | Rule::stray_line | Rule::value | Rule::value_line => "",
@@ -162,6 +173,14 @@ impl<'t> Lower<'t> {
         span_of(self.base, pair)
     }
 
+    /// The keyword of a directive line: the word after the ID.
+    fn keyword(&self, line: &Pair<'t, Rule>) -> &'t str {
+        let text = line.as_str();
+        text.get(self.id.len()..)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or("")
+    }
+
     fn error(&mut self, span: Span, message: impl Into<String>, label: &str, hint: &str) {
         self.diags.push(
             Diagnostic::new(Code::SyntaxError, message)
@@ -233,7 +252,11 @@ impl<'t> Lower<'t> {
         }
         for block in blocks {
             let mut inner = block.into_inner();
-            let head = inner.next();
+            let mut head = inner.next();
+            if head.as_ref().is_some_and(|h| h.as_rule() == Rule::loose_file) {
+                inner = head.take().expect("just matched").into_inner();
+                head = inner.next();
+            }
             self.file_block(head, inner.collect());
         }
         if let Some((span, true)) = self.last_value {
@@ -397,14 +420,17 @@ impl<'t> Lower<'t> {
         let mut rename: Option<(Span, Vec<Line<'t>>)> = None;
         for item in items {
             match item.as_rule() {
-                Rule::action_block => {
+                Rule::action_block
+                | Rule::recreate_block
+                | Rule::delete_file
+                | Rule::create_block
+                | Rule::replace_mod
+                | Rule::insert_mod
+                | Rule::delete_mod => {
                     let mut inner = item.into_inner();
-                    let action = inner.next().expect("action_block starts with its action");
+                    let action = inner.next().expect("an action block starts with its action");
                     let span = line_span_of(self.base, &action);
-                    let kw = action
-                        .into_inner()
-                        .find(|p| p.as_rule() == Rule::action_kw)
-                        .map_or("", |p| p.as_str());
+                    let kw = self.keyword(&action);
                     let mut pending = Pending {
                         kw,
                         span,
@@ -432,8 +458,12 @@ impl<'t> Lower<'t> {
                     }
                     rename = Some((span, lines));
                 }
-                Rule::loose_part => {
-                    let part = item.into_inner().next().expect("loose_part has a part");
+                Rule::loose_part | Rule::content_kv => {
+                    let part = if item.as_rule() == Rule::content_kv {
+                        item
+                    } else {
+                        item.into_inner().next().expect("loose_part has a part")
+                    };
                     let open = pendings.len();
                     match pendings.last() {
                         Some(p) if p.kw.is_empty() || (create_head && open == 1) => {
@@ -515,14 +545,11 @@ impl<'t> Lower<'t> {
     /// A value directive or an option, added to `pending`.
     fn part(&mut self, part: Pair<'t, Rule>, pending: &mut Pending<'t>) {
         match part.as_rule() {
-            Rule::keyed => {
+            Rule::keyed | Rule::anchor_kv | Rule::snippet_kv | Rule::tail_kv | Rule::content_kv => {
                 let mut inner = part.into_inner();
-                let key = inner.next().expect("keyed starts with its key");
+                let key = inner.next().expect("a value starts with its key");
                 let span = line_span_of(self.base, &key);
-                let kw = key
-                    .into_inner()
-                    .find(|p| p.as_rule() == Rule::value_kw)
-                    .map_or("", |p| p.as_str());
+                let kw = self.keyword(&key);
                 let value = inner.next();
                 let vspan = value.as_ref().map(|v| self.span(v));
                 let lines = self.value_lines(value);

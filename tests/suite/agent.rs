@@ -55,25 +55,34 @@ fn every_example_applies_cleanly_and_is_in_the_grammar() {
 fn tool_definitions_have_each_providers_shape() {
     for format in supported() {
         let ex = agent::example(format).unwrap();
-        let openai = agent::tool(format, Provider::OpenAi).unwrap();
+        // ap tools are bound to one patch ID.
+        let id = (format == Format::Ap).then_some("0badf00d");
+        let patch = ex.patch.replace(agent::EXAMPLE_ID, "0badf00d");
+        let openai = agent::tool(format, Provider::OpenAi, id).unwrap();
         let keys: Vec<&String> = openai.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["type", "name", "description", "format"], "{format}");
         assert_eq!(openai["type"], "custom");
         assert_eq!(openai["format"]["type"], "grammar");
         assert_eq!(openai["format"]["syntax"], "lark");
         // Exactly what `grammar <format>` prints.
-        assert_eq!(
-            openai["format"]["definition"],
-            format.lark_grammar().unwrap()
-        );
+        let definition = openai["format"]["definition"].as_str().unwrap();
+        assert_eq!(definition, format.lark_grammar_for(id).unwrap());
         let description = openai["description"].as_str().unwrap();
-        assert!(description.contains(ex.patch), "{format}: no example");
+        assert!(description.contains(&patch), "{format}: no example");
+        assert!(Engine::new(definition).accepts(&patch), "{format}: example outside the tool's grammar");
+        if format == Format::Ap {
+            assert!(!description.contains("<ID>") && !description.contains(agent::EXAMPLE_ID));
+            assert!(
+                !Engine::new(definition).accepts(ex.patch),
+                "a grammar for one ID must refuse a patch with another"
+            );
+        }
         assert!(
             description.contains("context_not_found"),
             "{format}: no errors"
         );
 
-        let anthropic = agent::tool(format, Provider::Anthropic).unwrap();
+        let anthropic = agent::tool(format, Provider::Anthropic, id).unwrap();
         let keys: Vec<&String> = anthropic.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["name", "description", "input_schema"], "{format}");
         assert_eq!(anthropic["description"], openai["description"]);
@@ -92,13 +101,13 @@ fn tool_and_prompt_commands_print_them() {
             ("openai", Provider::OpenAi),
             ("anthropic", Provider::Anthropic),
         ] {
-            let out = std::process::Command::new(bin)
-                .args(["tool", format.name(), "--provider", flag])
-                .output()
-                .unwrap();
+            let id = (format == Format::Ap).then_some("0badf00d");
+            let mut args = vec!["tool", format.name(), "--provider", flag];
+            args.extend(id.map(|id| ["--id", id]).into_iter().flatten());
+            let out = std::process::Command::new(bin).args(&args).output().unwrap();
             assert_eq!(out.status.code(), Some(0));
             let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(printed, agent::tool(format, provider).unwrap());
+            assert_eq!(printed, agent::tool(format, provider, id).unwrap());
         }
         let out = std::process::Command::new(bin)
             .args(["prompt", format.name()])
@@ -114,13 +123,27 @@ fn tool_and_prompt_commands_print_them() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "--id is for ap only");
-    // ap has neither yet: a usage error, not an empty definition.
-    for args in [
-        &["tool", "ap", "--provider", "openai"][..],
-        &["prompt", "ap"],
-    ] {
-        let out = std::process::Command::new(bin).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(out.stdout.is_empty(), "{args:?}");
+    for bad in ["0BADF00D", "0badf00", "0badf00dd", "fix_bug1"] {
+        let out = std::process::Command::new(bin)
+            .args(["tool", "ap", "--provider", "openai", "--id", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--id {bad}");
+        assert!(out.stdout.is_empty());
     }
+    // Without --id, each ap tool gets a fresh ID, used by its grammar and its description.
+    let fresh = || {
+        let out = std::process::Command::new(bin)
+            .args(["tool", "ap", "--provider", "openai"])
+            .output()
+            .unwrap();
+        let tool: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let description = tool["description"].as_str().unwrap().to_string();
+        let at = description.find("is always `").unwrap() + "is always `".len();
+        let id = description[at..at + 8].to_string();
+        assert!(agent::is_patch_id(&id), "{id}");
+        assert_eq!(tool["format"]["definition"], *Format::Ap.lark_grammar_for(Some(&id)).unwrap());
+        id
+    };
+    assert_ne!(fresh(), fresh());
 }

@@ -22,6 +22,12 @@ fn supported() -> impl Iterator<Item = Format> {
     Format::ALL.iter().copied().filter(|f| f.is_supported())
 }
 
+/// The formats whose fixtures the generic grammar checks alone (ap has its
+/// own test, for its two exports).
+fn single_grammar() -> impl Iterator<Item = Format> {
+    supported().filter(|&f| f != Format::Ap)
+}
+
 #[test]
 fn committed_lark_grammars_are_fresh() {
     for format in supported() {
@@ -96,6 +102,7 @@ fn in_language(format: Format, text: &str) -> bool {
 #[test]
 fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
     for format in supported() {
+        let single = single_grammar().any(|f| f == format);
         let engine = Engine::new(format.lark_grammar().unwrap());
         let mut wrong = vec![];
         for (name, dir) in cases(format) {
@@ -108,6 +115,9 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
             // A patch the parser accepts leniently (with a warning, or
             // layout the export leaves out) says why in `outside-grammar`.
             let lenient = dir.join("outside-grammar").exists();
+            // A syntax error the grammar cannot express (an empty value
+            // where one is required) says why in `inside-grammar`.
+            let semantic = dir.join("inside-grammar").exists();
             match error.as_deref() {
                 None if !should_accept && !lenient => {
                     wrong.push(format!("{name}: a well-formed fixture outside the grammar"))
@@ -115,12 +125,16 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
                 None if should_accept && lenient => {
                     wrong.push(format!("{name}: marked outside-grammar, but inside it"))
                 }
+                Some("syntax_error") if should_accept && semantic => {}
+                Some(_) if semantic => {
+                    wrong.push(format!("{name}: marked inside-grammar, but not a syntax error in it"))
+                }
                 Some("syntax_error" | "unknown_format") if should_accept => {
                     wrong.push(format!("{name}: a syntax-error fixture inside the grammar"))
                 }
                 _ => {}
             }
-            if engine.accepts(unwrapped.body()) != should_accept {
+            if single && engine.accepts(unwrapped.body()) != should_accept {
                 let what = if should_accept {
                     "rejected it"
                 } else {
@@ -254,7 +268,90 @@ fn agree(format: Format, engine: &Engine, text: &str) -> Result<(), TestCaseErro
     Ok(())
 }
 
+/// The ID on an ap header line, if `text` has one.
+fn ap_header_id(text: &str) -> Option<&str> {
+    text.lines()
+        .find(|l| l.split_whitespace().nth(1) == Some("AP"))
+        .and_then(|l| l.get(..8))
+}
+
+/// Whether a line starts like a directive of some patch ID (8 hex digits
+/// and a space), which the generic ap export allows only for directives.
+fn hex_led(line: &str) -> bool {
+    line.len() > 8 && line.as_bytes()[..8].iter().all(u8::is_ascii_hexdigit) && line.as_bytes()[8] == b' '
+}
+
+/// ap, both exports: the one specialised to a fixture's own ID agrees
+/// with pest exactly; the generic one also refuses any other line that
+/// starts with 8 hex digits and a space (it cannot tell IDs apart).
+#[test]
+fn llguidance_checks_ap_fixtures_with_generic_and_specialised_grammars() {
+    let generic = Engine::new(Format::Ap.lark_grammar().unwrap());
+    let mut wrong = vec![];
+    let mut specialised = 0;
+    for (name, dir) in cases(Format::Ap) {
+        let unwrapped = unwrap(std::fs::read_to_string(dir.join("patch")).unwrap());
+        let body = unwrapped.body();
+        let should = in_language(Format::Ap, body);
+        let id = ap_header_id(body);
+        // The generic grammar reads every hex-led line as a directive of
+        // the patch, whatever its ID: what pest says of the text with those
+        // IDs made the header's.
+        let generic_should = match id {
+            Some(id) => {
+                let same: String = body
+                    .lines()
+                    .map(|l| if hex_led(l) { format!("{id}{}\n", &l[8..]) } else { format!("{l}\n") })
+                    .collect();
+                in_language(Format::Ap, &same)
+            }
+            None => should,
+        };
+        if generic.accepts(body) != generic_should {
+            wrong.push(format!("{name}: the generic grammar disagrees (expected {generic_should})"));
+        }
+        if let Some(id) = id.filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit())) {
+            let lark = Format::Ap.lark_grammar_for(Some(id)).unwrap();
+            if Engine::new(&lark).accepts(body) != should {
+                wrong.push(format!("{name}: the grammar for ID {id} disagrees (expected {should})"));
+            }
+            specialised += 1;
+        }
+    }
+    assert!(specialised > 100, "only {specialised} fixtures checked with their own ID");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Lines ap patches are made of, valid and not; `I` is the patch ID.
+const AP_LINES: &[&str] = &[
+    "I FILE",
+    "I FILE CRLF",
+    "I FILE CRLF a.txt",
+    "I FILE a.txt",
+    "a.txt",
+    "I REPLACE",
+    "I INSERT_AFTER",
+    "I DELETE",
+    "I CREATE",
+    "I RECREATE",
+    "I RENAME",
+    "I snippet",
+    "I snippet_tail",
+    "I anchor",
+    "I content",
+    "I include_leading_blank_lines 2",
+    "I scope_end",
+    "I replace",
+    "I END",
+    "bb000005 REPLACE",
+    "    x = 1",
+    "",
+    "# comment",
+    "^",
+];
+
 thread_local! {
+    static AP: Engine = Engine::new(&Format::Ap.lark_grammar_for(Some("a1b2c3d4")).unwrap());
     static UDIFF: Engine = Engine::new(Format::Udiff.lark_grammar().unwrap());
     static CODEX: Engine = Engine::new(Format::Codex.lark_grammar().unwrap());
     static REPOPATCH: Engine = Engine::new(Format::Repopatch.lark_grammar().unwrap());
@@ -294,6 +391,18 @@ proptest! {
         let middle: String = picks.iter().map(|&i| format!("{}\n", REPOPATCH_LINES[i])).collect();
         let text = format!("PATCHSET\n{middle}{}", if close { "ENDPATCHSET\n" } else { "" });
         REPOPATCH.with(|e| agree(Format::Repopatch, e, &text))?;
+    }
+
+    /// The same for ap line soups after a header, with the grammar
+    /// specialised to the patch's ID.
+    #[test]
+    fn llguidance_agrees_with_pest_on_ap_line_soups(
+        header in prop_oneof![Just("a1b2c3d4 AP 3.2\n"), Just("# plan\na1b2c3d4 AP 3.1\n"), Just("a1b2c3d4 AP 9.9\n"), Just("")],
+        picks in proptest::collection::vec(0..AP_LINES.len(), 0..14),
+    ) {
+        let middle: String = picks.iter().map(|&i| format!("{}\n", AP_LINES[i].replacen("I ", "a1b2c3d4 ", 1))).collect();
+        let text = format!("{header}{middle}");
+        AP.with(|e| agree(Format::Ap, e, &text))?;
     }
 
     /// And on well-formed patches with one line inserted, replaced or
