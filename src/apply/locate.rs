@@ -834,27 +834,35 @@ impl<'f, 'r> Engine<'f, 'r> {
                 .note(format!("it was in the file, but modification {} of this file already replaced or removed it", k + 1))
                 .hint("fold the two changes into one modification, or locate this one by text that is still there");
         }
-        if self.cursor > 0 && !self.find_with(want, 0, self.nb.len(), 1, false).is_empty() {
-            return d
-                .note("it occurs above the point where the previous modification ended; modifications of one file apply top to bottom")
-                .hint("order the modifications of this file as their targets appear in it");
+        if !self.find_with(want, 0, from, 1, false).is_empty() {
+            return match part {
+                Part::Tail => d
+                    .note("it occurs before the snippet: a range runs down from the snippet to the first match of its tail")
+                    .hint("swap `snippet` and `snippet_tail`, or pick a tail below the snippet"),
+                _ if self.cursor > 0 && self.find_with(want, self.nb_at[self.cursor] as usize, from, 1, false).is_empty() => d
+                    .note("it occurs above the point where the previous modification ended; modifications of one file apply top to bottom")
+                    .hint("order the modifications of this file as their targets appear in it"),
+                _ => d
+                    .note("it occurs above the anchor; the snippet is sought below the anchor")
+                    .hint("choose an anchor above the snippet"),
+            };
         }
-        if let Some((s, score)) = self.nearest(want, from) {
-            let len = want.len().min(self.nb.len() - s);
-            let r = self.region(s, len.max(1));
-            d = d.target(self.label(r, "the nearest text".into()));
-            let first = self.norm[self.nb[s] as usize];
-            if want.len() == 1 && first.contains(want[0]) {
-                d = d.hint(format!("a locator is whole lines: write the full line `{first}`"));
-            } else if score > 0 {
-                d = d.hint("copy the lines exactly as the file has them (see the nearest text)");
-            } else {
-                d = d.hint("re-read the file: no line of the locator occurs in it");
+        match self.nearest(want, from) {
+            Some((s, votes)) => {
+                let len = want.len().min(self.nb.len() - s);
+                let r = self.region(s, len.max(1));
+                d = d.target(self.label(r, "the nearest text".into()));
+                let first = self.norm[self.nb[s] as usize];
+                d.hint(if want.len() == 1 && first.contains(want[0]) {
+                    format!("a locator is whole lines: write the full line `{first}`")
+                } else if votes > 0 {
+                    "some of these lines are in the file (see the nearest text): copy the others exactly as the file has them".to_string()
+                } else {
+                    "no line of it occurs in the file as written: copy the nearest line shown exactly, or re-read the file".to_string()
+                })
             }
-        } else {
-            d = d.hint("re-read the file: no line of the locator occurs in it");
+            None => d.hint("re-read the file: nothing after the previous modification resembles it"),
         }
-        d
     }
 
     /// The non-blank start from `from` on where most lines of `want` agree,

@@ -157,6 +157,8 @@ struct Pending<'t> {
     span: Span,
     values: Vec<(&'t str, Span, Vec<Line<'t>>)>,
     options: Vec<(&'t str, Span, Option<usize>)>,
+    /// An unknown directive stood among these parts (already reported).
+    bad: bool,
 }
 
 impl<'t> Pending<'t> {
@@ -415,6 +417,7 @@ impl<'t> Lower<'t> {
                 span: head_span,
                 values: vec![],
                 options: vec![],
+                bad: false,
             });
         }
         let mut rename: Option<(Span, Vec<Line<'t>>)> = None;
@@ -436,6 +439,7 @@ impl<'t> Lower<'t> {
                         span,
                         values: vec![],
                         options: vec![],
+                        bad: false,
                     };
                     self.last_value = None;
                     for part in inner {
@@ -474,14 +478,12 @@ impl<'t> Lower<'t> {
                         _ => {
                             let mut p = Pending {
                                 kw: "",
-                                span: Span::new(0, 0),
+                                span: Span::line_at(self.text, self.span(&part).start),
                                 values: vec![],
                                 options: vec![],
+                                bad: false,
                             };
                             self.part(part, &mut p);
-                            if let Some(first) = p.values.first().map(|v| v.1).or(p.options.first().map(|o| o.1)) {
-                                p.span = first;
-                            }
                             pendings.push(p);
                         }
                     }
@@ -603,6 +605,7 @@ impl<'t> Lower<'t> {
                         .hint(hint),
                 );
                 self.value_lines(inner.next());
+                pending.bad = true;
             }
             _ => {}
         }
@@ -628,6 +631,9 @@ impl<'t> Lower<'t> {
                             base = Base::Create(content);
                             continue;
                         }
+                    }
+                    if p.bad {
+                        continue;
                     }
                     self.error(
                         p.span,

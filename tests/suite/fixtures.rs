@@ -15,6 +15,8 @@
 //!   links               `path target` lines: symbolic links added to before/
 //!   outside-grammar     why the parser accepts this patch although the Lark export
 //!                       does not (a lenient reading, with or without a warning)
+//!   inside-grammar      why a syntax error is still in the Lark language (a rule
+//!                       the grammar cannot state, such as "this value is not empty")
 //! ```
 //!
 //! "Exact tree" means the same files with the same bytes and the same
@@ -407,4 +409,22 @@ fn repopatch_fixtures_cover_every_repopatch_error_code() {
         Code::UnsupportedFile,
     ];
     assert_covered(Format::Repopatch, &codes);
+}
+
+/// Every error code an ap patch can raise has a fixture that raises it.
+/// (`io_error` comes from the file system: see atomic.rs.)
+#[test]
+fn ap_fixtures_cover_every_ap_error_code() {
+    let codes = [
+        Code::SyntaxError,
+        Code::IdMismatch,
+        Code::PathEscape,
+        Code::DuplicateFilePatch,
+        Code::FileNotFound,
+        Code::FileExists,
+        Code::ContextNotFound,
+        Code::AmbiguousContext,
+        Code::UnsupportedFile,
+    ];
+    assert_covered(Format::Ap, &codes);
 }
