@@ -78,6 +78,25 @@ fn repopatch_line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Lines ap patches are made of (after the header), valid and not.
+fn ap_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("a1b2c3d4 FILE".to_string()),
+        Just("a1b2c3d4 FILE CRLF f".to_string()),
+        Just("f".to_string()),
+        Just("g/h".to_string()),
+        Just("../x".to_string()),
+        "a1b2c3d4 (REPLACE|INSERT_AFTER|INSERT_BEFORE|DELETE|CREATE|RECREATE|RENAME|END)",
+        "a1b2c3d4 (snippet|snippet_tail|anchor|content)",
+        "a1b2c3d4 (include_leading_blank_lines|include_trailing_blank_lines|scope_end)( [0-9]{1,2})?",
+        Just("0badf00d REPLACE".to_string()),
+        "[\\^$]",
+        "[a-c {}():]{0,5}",
+        Just(String::new()),
+        "\\PC{0,8}",
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -119,12 +138,33 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_ap_patches_never_panic(
+        lines in proptest::collection::vec(ap_line(), 0..24),
+        f in proptest::option::of("[a-c {}:\t]{0,3}(\n[a-c {}]{0,3}){0,8}\n?"),
+        tolerant in any::<bool>(),
+    ) {
+        let text = format!("a1b2c3d4 AP 3.2\n{}", lines.iter().map(|l| format!("{l}\n")).collect::<String>());
+        let mut tree = MemTree::default();
+        if let Some(f) = &f {
+            tree = tree.with_file("f", f).with_file("g/h", f);
+        }
+        let before = tree.clone();
+        let outcome = grammar_patch::run_with(text.as_str(), Some(Format::Ap), Mode::Apply { dry_run: false }, Some(&mut tree), None, grammar_patch::Options { tolerant });
+        if !outcome.ok() {
+            prop_assert_eq!(tree, before, "a rejected patch changed the tree");
+        }
+        let _ = grammar_patch::report::to_json(&outcome);
+        let _ = grammar_patch::diagnostics::render_plain(&outcome.diagnostics, "p", &outcome.text);
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let _ = run(text.as_str(), None, Mode::Lint, None, None);
         let _ = run(text.as_str(), Some(Format::Udiff), Mode::Lint, None, None);
         let _ = run(text.as_str(), Some(Format::Codex), Mode::Lint, None, None);
         let _ = run(text.as_str(), Some(Format::Repopatch), Mode::Lint, None, None);
+        let _ = run(text.as_str(), Some(Format::Ap), Mode::Lint, None, None);
     }
 
     #[test]

@@ -25,15 +25,21 @@ fn modify(format: Format, path: &str) -> String {
         Format::Codex => {
             format!("*** Begin Patch\n*** Update File: {path}\n@@\n-old\n+new\n*** End Patch\n")
         }
+        Format::Ap => format!("{AP}{ID} FILE\n{path}\n{ID} REPLACE\n{ID} snippet\nold\n{ID} content\nnew\n"),
         _ => format!("PATCHSET\nPATCH {path}\nREPLACE\n- old\n---\n. new\nENDPATCH\nENDPATCHSET\n"),
     }
 }
+
+/// The ap patch ID of these tests, and the header.
+const ID: &str = "a1b2c3d4";
+const AP: &str = "a1b2c3d4 AP 3.2\n";
 
 /// A patch that creates `path`.
 fn create(format: Format, path: &str) -> String {
     match format {
         Format::Udiff => format!("--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+new\n"),
         Format::Codex => format!("*** Begin Patch\n*** Add File: {path}\n+new\n*** End Patch\n"),
+        Format::Ap => format!("{AP}{ID} FILE\n{path}\n{ID} CREATE\n{ID} content\nnew\n"),
         _ => format!("PATCHSET\nPATCH {path}\nCREATEFILE\n. new\nENDPATCH\nENDPATCHSET\n"),
     }
 }
@@ -47,6 +53,7 @@ fn rename(format: Format, to: &str) -> Option<String> {
         Format::Codex => Some(format!(
             "*** Begin Patch\n*** Update File: inside.txt\n*** Move to: {to}\n*** End Patch\n"
         )),
+        Format::Ap => Some(format!("{AP}{ID} FILE\ninside.txt\n{ID} RENAME\n{to}\n")),
         _ => None,
     }
 }
@@ -56,6 +63,7 @@ fn two(format: Format, second: &str) -> String {
     let first = modify(format, "inside.txt");
     match format {
         Format::Udiff => format!("{first}{second}"),
+        Format::Ap => format!("{first}{}", second.trim_start_matches(AP)),
         Format::Codex => {
             let body = |p: &str| {
                 p.trim_start_matches("*** Begin Patch\n")
@@ -132,8 +140,14 @@ fn every_format_refuses_to_leave_the_root() {
     let abs_file = format!("{}/outside.txt", outside_abs.display());
     let abs_new = format!("{}/new.txt", outside_abs.display());
     let mut failures = vec![];
-    for format in [Format::Udiff, Format::Codex, Format::Repopatch] {
+    for format in [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap] {
         let mut patches = vec![];
+        if format == Format::Ap {
+            // ap deletes and renames whole directories: not through a link either.
+            patches.push(format!("{AP}{ID} FILE\nlink_dir\n{ID} DELETE\n"));
+            patches.push(format!("{AP}{ID} FILE\nlink_dir\n{ID} RENAME\nmoved_dir\n"));
+            patches.push(format!("{AP}{ID} FILE\nsub\n{ID} RENAME\nlink_dir/sub\n"));
+        }
         for path in [
             "../outside/outside.txt",
             abs_file.as_str(),
@@ -206,7 +220,7 @@ impl FileTree for Swapping {
 
 #[test]
 fn a_file_swapped_for_a_link_after_planning_is_not_written_through() {
-    for format in [Format::Udiff, Format::Codex, Format::Repopatch] {
+    for format in [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap] {
         let base = workspace();
         let root = base.path().join("root").canonicalize().unwrap();
         let mut tree = Swapping {
