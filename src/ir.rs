@@ -140,6 +140,10 @@ pub struct Rewrite<'a> {
     /// 3.1 §3.5 strips trailing whitespace from every line of a written
     /// file; 3.2 only from the inserted content (which lowering strips).
     pub strip_whole_file: bool,
+    /// 3.2 §3.6: a top-level declaration inserted after a line that opens
+    /// a block is refused (or, tolerant, moved past the block). 3.1 has no
+    /// such rule and inserts where the snippet is.
+    pub nesting_guard: bool,
     /// Tolerant mode (`--tolerant`): the nesting guard moves an insertion
     /// instead of refusing it.
     pub tolerant: bool,

@@ -11,7 +11,7 @@
 # timed) by ../shared/bench/harness.py; a row counts only if the tree equals
 # after/ (column ok). Peak memory is GNU time's maximum RSS. The memory budget
 # column is 2 x (udiff patch bytes + bytes of the files the patch touches).
-# The codex and repopatch rows apply the same change written in those formats.
+# The codex, repopatch and ap rows apply the same change written in those formats.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCH="${BENCH_DIR:-$HERE/../shared/bench}"
@@ -36,6 +36,7 @@ for s in $SCALES; do
   $H --label "grammar-patch udiff" -- "$GP" apply --root "{T}" "{W}/udiff.patch" >> "$RES"
   $H --label "grammar-patch codex" -- "$GP" apply --root "{T}" "{W}/codex.patch" >> "$RES"
   $H --label "grammar-patch repopatch" -- "$GP" apply --root "{T}" "{W}/repopatch.patch" >> "$RES"
+  $H --label "grammar-patch ap" -- "$GP" apply --root "{T}" "{W}/ap.patch" >> "$RES"
 done
 python3 - "$RES" "$WORK" <<'PY'
 import json, os, sys

@@ -17,6 +17,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::seek::FnvBuild;
 use crate::error::{Code, Diagnostic, TargetLabel};
 use crate::ir::{Base, Line, ModKind, Modification, Rewrite, Span, Target};
 use crate::paths::RelPath;
@@ -49,9 +50,15 @@ pub fn rewrite(
     };
     let mut e = Engine::new(&base, rel);
     let new_base = base != original;
+    // How often each locator occurs: a repeated one addresses identical blocks in order.
+    let keys: Vec<Option<String>> = rw.mods.iter().map(locator_key).collect();
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for k in keys.iter().flatten() {
+        *uses.entry(k).or_default() += 1;
+    }
     for (i, m) in rw.mods.iter().enumerate() {
-        let repeated = rw.mods.iter().enumerate().any(|(j, o)| j != i && same_locator(o, m));
-        e.modification(i, m, repeated, rw.tolerant, warnings)?;
+        let repeated = keys[i].as_deref().is_some_and(|k| uses[k] > 1);
+        e.modification(i, m, repeated, rw, warnings)?;
     }
     let eol = rw.eol.map_or_else(|| detect_eol(original), |e| e.as_str());
     if !e.applied && !new_base {
@@ -98,19 +105,20 @@ fn detect_eol(text: &str) -> &'static str {
 
 /// Every kind of bracket opens as often as it closes.
 fn balanced(text: &str) -> bool {
-    let mut n = [0i64; 3];
-    for c in text.chars() {
-        match c {
-            '(' => n[0] += 1,
-            ')' => n[0] -= 1,
-            '[' => n[1] += 1,
-            ']' => n[1] -= 1,
-            '{' => n[2] += 1,
-            '}' => n[2] -= 1,
-            _ => {}
-        }
+    let mut n = [0i64; 6];
+    for &b in text.as_bytes() {
+        let slot = match b {
+            b'(' => 0,
+            b')' => 1,
+            b'[' => 2,
+            b']' => 3,
+            b'{' => 4,
+            b'}' => 5,
+            _ => continue,
+        };
+        n[slot] += 1;
     }
-    n == [0, 0, 0]
+    n[0] == n[1] && n[2] == n[3] && n[4] == n[5]
 }
 
 /// Brackets a line opens minus those it closes.
@@ -216,8 +224,8 @@ struct Engine<'f, 'r> {
     nb: Vec<u32>,
     /// For each line index (and the end), the number of non-blank lines before it.
     nb_at: Vec<u32>,
-    index: HashMap<&'f str, Vec<u32>>,
-    soft: OnceCell<HashMap<&'f str, Vec<u32>>>,
+    index: HashMap<&'f str, Vec<u32>, FnvBuild>,
+    soft: OnceCell<HashMap<&'f str, Vec<u32>, FnvBuild>>,
     target_text: OnceCell<Arc<str>>,
     out: Vec<Out<'r>>,
     /// Everything from this line on is the original, untouched.
@@ -256,7 +264,8 @@ impl<'f, 'r> Engine<'f, 'r> {
         let norm: Vec<&str> = lines.iter().map(|&(s, e, _)| text[s..e].trim()).collect();
         let mut nb = vec![];
         let mut nb_at = Vec::with_capacity(norm.len() + 1);
-        let mut index: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut index: HashMap<&str, Vec<u32>, FnvBuild> =
+            HashMap::with_capacity_and_hasher(norm.len(), FnvBuild::default());
         for (i, n) in norm.iter().enumerate() {
             nb_at.push(nb.len() as u32);
             if !n.is_empty() {
@@ -324,7 +333,7 @@ impl<'f, 'r> Engine<'f, 'r> {
         let soft_index;
         let lists: Vec<(usize, &[u32])> = if soft && m == 1 {
             soft_index = self.soft.get_or_init(|| {
-                let mut map: HashMap<&str, Vec<u32>> = HashMap::new();
+                let mut map: HashMap<&str, Vec<u32>, FnvBuild> = HashMap::default();
                 for (k, &line) in self.nb.iter().enumerate() {
                     map.entry(strip_decoration(self.norm[line as usize]))
                         .or_default()
@@ -372,7 +381,7 @@ impl<'f, 'r> Engine<'f, 'r> {
         idx: usize,
         m: &'r Modification<'r>,
         repeated: bool,
-        tolerant: bool,
+        rw: &Rewrite,
         warnings: &mut Vec<Diagnostic>,
     ) -> Result<(), Diagnostic> {
         let content = normalise(&m.content);
@@ -527,7 +536,7 @@ impl<'f, 'r> Engine<'f, 'r> {
                 region.end += 1;
             }
         }
-        self.act(idx, m, region, &content, tolerant, warnings)
+        self.act(idx, m, region, &content, rw, warnings)
     }
 
     /// Where the snippet search starts after an anchor at non-blank index
@@ -580,7 +589,7 @@ impl<'f, 'r> Engine<'f, 'r> {
         m: &'r Modification<'r>,
         mut region: Region,
         content: &[&str],
-        tolerant: bool,
+        rw: &Rewrite,
         warnings: &mut Vec<Diagnostic>,
     ) -> Result<(), Diagnostic> {
         let inserted: Vec<&'r str> = m.content.iter().map(|l| &*l.text).collect();
@@ -600,7 +609,7 @@ impl<'f, 'r> Engine<'f, 'r> {
                     return Ok(());
                 }
                 // The nesting guard may move the insertion past the block.
-                let moved = (region.end > region.start && self.guard(region, &m.content))
+                let moved = (rw.nesting_guard && region.end > region.start && self.guard(region, &m.content))
                     .then(|| self.block_end(region.end - 1))
                     .flatten();
                 for end in [Some(region.end), moved].into_iter().flatten() {
@@ -612,7 +621,7 @@ impl<'f, 'r> Engine<'f, 'r> {
                     }
                 }
                 if let Some(end) = moved {
-                    if !tolerant {
+                    if !rw.tolerant {
                         return Err(Diagnostic::new(
                             Code::ContextNotFound,
                             "INSERT_AFTER would put a top-level declaration inside the block its snippet opens",
@@ -923,16 +932,15 @@ impl<'f, 'r> Engine<'f, 'r> {
     }
 }
 
-/// Two modifications that name the same place: the documented way to
-/// address N identical blocks in order (each takes the next one).
-fn same_locator(a: &Modification, b: &Modification) -> bool {
-    let lines = |t: &Target| match t {
-        Target::Lines(l) => Some(normalise(l).join("\n")),
-        _ => None,
+/// What a modification's locator says, normalised: two modifications with
+/// the same key name the same place, the documented way to address N
+/// identical blocks in order (each takes the next one).
+fn locator_key(m: &Modification) -> Option<String> {
+    let Target::Lines(lines) = &m.snippet else {
+        return None;
     };
-    lines(&a.snippet).is_some()
-        && lines(&a.snippet) == lines(&b.snippet)
-        && a.anchor.as_deref().map(normalise) == b.anchor.as_deref().map(normalise)
+    let anchor = m.anchor.as_deref().map(normalise).unwrap_or_default();
+    Some(format!("{}\0{}", anchor.join("\n"), normalise(lines).join("\n")))
 }
 
 #[cfg(test)]

@@ -227,6 +227,32 @@ pub fn hash_key(text: &str) -> u64 {
     })
 }
 
+/// [`hash_key`]'s FNV-1a as a `Hasher`, for maps keyed by lines (std's
+/// SipHash costs more than the lookups it serves).
+#[derive(Clone, Copy)]
+pub struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Builds [`Fnv`] hashers.
+pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+
 /// A line as a pass compares it.
 pub fn key(line: &str, relax: Option<Relax>) -> Cow<'_, str> {
     match relax {

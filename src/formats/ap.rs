@@ -702,6 +702,7 @@ impl<'t> Lower<'t> {
                 mods,
                 eol,
                 strip_whole_file: self.v31,
+                nesting_guard: !self.v31,
                 tolerant: self.tolerant,
             })),
             span: head,
