@@ -19,6 +19,9 @@ use crate::ir::{
 use crate::paths::RelPath;
 use crate::validate::check_path;
 
+/// A file of a directory tree: its path, text and mode.
+pub type TreeFile = (RelPath, String, u32);
+
 /// What the commit does to one path. Originals are kept for the rollback;
 /// new contents are pieces of the original and of the patch text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,7 +55,7 @@ pub enum Change<'p> {
     /// files with their text and mode, then directories, innermost first.
     RemoveTree {
         path: RelPath,
-        files: Vec<(RelPath, String, u32)>,
+        files: Vec<TreeFile>,
         dirs: Vec<RelPath>,
     },
     /// A directory moved (ap `RENAME`): each file from, to, text, mode;
@@ -387,7 +390,7 @@ impl OpCx<'_> {
                     mode,
                 })
             }
-            Action::Rewrite(rw) => self.rewrite(op, rel, entry, mode, rw),
+            Action::Rewrite(rw) => self.rewrite(op, rel, entry, rw),
             Action::Rename { to } => self.rename(op, rel, entry, to),
             Action::Remove => match entry {
                 Entry::Missing => {
@@ -454,7 +457,6 @@ impl OpCx<'_> {
         op: &FileOp<'_>,
         rel: RelPath,
         entry: Entry,
-        mode: u32,
         rw: &Rewrite<'_>,
     ) -> Option<Change<'p>> {
         let exists = matches!(entry, Entry::File { .. });
@@ -505,13 +507,10 @@ impl OpCx<'_> {
                 output: Output::computed(String::new(), result.text),
             },
             (true, false) => Change::Unchanged { path: rel },
-            (true, true) => {
-                let _ = mode;
-                Change::Write {
-                    path: rel,
-                    output: Output::computed(original, result.text),
-                }
-            }
+            (true, true) => Change::Write {
+                path: rel,
+                output: Output::computed(original, result.text),
+            },
         })
     }
 
@@ -585,7 +584,7 @@ impl OpCx<'_> {
         &mut self,
         path: &PathRef,
         dir: &RelPath,
-    ) -> Option<(Vec<(RelPath, String, u32)>, Vec<RelPath>)> {
+    ) -> Option<(Vec<TreeFile>, Vec<RelPath>)> {
         let mut files = vec![];
         let mut dirs = vec![];
         let mut stack = vec![(dir.clone(), false)];
