@@ -36,7 +36,10 @@ pub fn random_id() -> String {
 
 /// Whether `id` is a valid ap patch ID (8 lowercase hex digits).
 pub fn is_patch_id(id: &str) -> bool {
-    id.len() == 8 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    id.len() == 8
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// The format's worked example.

@@ -290,7 +290,9 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
     }
     let text = match syntax {
         Syntax::Lark => format.lark_grammar_for(id),
-        Syntax::Pest if id.is_some() => return usage_error("--id specialises the Lark export only"),
+        Syntax::Pest if id.is_some() => {
+            return usage_error("--id specialises the Lark export only")
+        }
         Syntax::Pest => format.pest_grammar().map(Into::into),
     };
     match text {
@@ -337,9 +339,13 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
     // Lint checks against a tree only when asked to; apply always has one.
     // An ap patch read from a file applies, by its spec, beside that file.
     let ap_dir = || {
-        let is_ap = format.or_else(|| formats::detect(&grammar_patch::unwrap::unwrap(text.clone()).text))
+        let is_ap = format
+            .or_else(|| formats::detect(&grammar_patch::unwrap::unwrap(text.clone()).text))
             == Some(Format::Ap);
-        let file = input.patch.as_deref().filter(|p| *p != std::path::Path::new("-"))?;
+        let file = input
+            .patch
+            .as_deref()
+            .filter(|p| *p != std::path::Path::new("-"))?;
         is_ap.then(|| match file.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),

@@ -248,7 +248,11 @@ impl<'f, 'r> Engine<'f, 'r> {
                     start = i + 1;
                 }
                 b'\r' => {
-                    let end = if b.get(i + 1) == Some(&b'\n') { i + 2 } else { i + 1 };
+                    let end = if b.get(i + 1) == Some(&b'\n') {
+                        i + 2
+                    } else {
+                        i + 1
+                    };
                     lines.push((start, i, end));
                     start = end;
                     i = end;
@@ -324,7 +328,14 @@ impl<'f, 'r> Engine<'f, 'r> {
         (self.find_with(want, from, to, limit, true), true)
     }
 
-    fn find_with(&self, want: &[&str], from: usize, to: usize, limit: usize, soft: bool) -> Vec<usize> {
+    fn find_with(
+        &self,
+        want: &[&str],
+        from: usize,
+        to: usize,
+        limit: usize,
+        soft: bool,
+    ) -> Vec<usize> {
         let m = want.len();
         let to = to.min(self.nb.len());
         if m == 0 || from + m > to {
@@ -341,7 +352,12 @@ impl<'f, 'r> Engine<'f, 'r> {
                 }
                 map
             });
-            vec![(0, soft_index.get(strip_decoration(want[0])).map_or(&[][..], |v| v))]
+            vec![(
+                0,
+                soft_index
+                    .get(strip_decoration(want[0]))
+                    .map_or(&[][..], |v| v),
+            )]
         } else {
             let skip = usize::from(soft);
             (skip..m)
@@ -412,7 +428,10 @@ impl<'f, 'r> Engine<'f, 'r> {
                             let start = self.anchor_scope(h, want.len(), &want, &snippet_want);
                             let end = hits.get(i + 1).copied().unwrap_or(total);
                             !snippet_want.is_empty()
-                                && !self.find(&snippet_want, start, end.max(start), 1).0.is_empty()
+                                && !self
+                                    .find(&snippet_want, start, end.max(start), 1)
+                                    .0
+                                    .is_empty()
                         })
                         .map(|(_, &h)| h)
                         .collect();
@@ -434,8 +453,18 @@ impl<'f, 'r> Engine<'f, 'r> {
                             one
                         }
                         _ => {
-                            let shown: Vec<usize> = if holding.is_empty() { hits.clone() } else { holding };
-                            return Err(self.ambiguous(m, Part::Anchor, anchor, &shown, want.len()));
+                            let shown: Vec<usize> = if holding.is_empty() {
+                                hits.clone()
+                            } else {
+                                holding
+                            };
+                            return Err(self.ambiguous(
+                                m,
+                                Part::Anchor,
+                                anchor,
+                                &shown,
+                                want.len(),
+                            ));
                         }
                     }
                 }
@@ -494,7 +523,12 @@ impl<'f, 'r> Engine<'f, 'r> {
                         match hits.first() {
                             Some(&h) => {
                                 if soft {
-                                    warnings.push(self.soft_warning(lines, Part::Tail, h, want.len()));
+                                    warnings.push(self.soft_warning(
+                                        lines,
+                                        Part::Tail,
+                                        h,
+                                        want.len(),
+                                    ));
                                 }
                                 Some(self.region(h, want.len()).end)
                             }
@@ -506,7 +540,16 @@ impl<'f, 'r> Engine<'f, 'r> {
                                 );
                                 Some(region.end)
                             }
-                            None => return Err(self.miss(idx, m, Part::Tail, &want, after, span_of(lines))),
+                            None => {
+                                return Err(self.miss(
+                                    idx,
+                                    m,
+                                    Part::Tail,
+                                    &want,
+                                    after,
+                                    span_of(lines),
+                                ))
+                            }
                         }
                     }
                 }
@@ -519,10 +562,15 @@ impl<'f, 'r> Engine<'f, 'r> {
             match self.block_end(region.end.saturating_sub(1).max(region.start)) {
                 Some(end) if region.end > region.start => region.end = end.max(region.end),
                 _ => warnings.push(
-                    Diagnostic::new(Code::ScopeEndIgnored, "`scope_end` is ignored: the snippet's last line opens no block")
-                        .at(m.span, "no block to extend to")
-                        .path(self.rel.as_str())
-                        .hint("point the snippet at a line that opens a block (`fn f() {`, `def f():`)"),
+                    Diagnostic::new(
+                        Code::ScopeEndIgnored,
+                        "`scope_end` is ignored: the snippet's last line opens no block",
+                    )
+                    .at(m.span, "no block to extend to")
+                    .path(self.rel.as_str())
+                    .hint(
+                        "point the snippet at a line that opens a block (`fn f() {`, `def f():`)",
+                    ),
                 ),
             }
         }
@@ -596,7 +644,12 @@ impl<'f, 'r> Engine<'f, 'r> {
         match m.kind {
             ModKind::Replace | ModKind::Delete => {
                 if m.kind == ModKind::Replace && self.normalised(region) == content {
-                    self.skip(m, region.end, warnings, "the target already reads as the content");
+                    self.skip(
+                        m,
+                        region.end,
+                        warnings,
+                        "the target already reads as the content",
+                    );
                     return Ok(());
                 }
                 self.copy_to(region.start);
@@ -609,9 +662,11 @@ impl<'f, 'r> Engine<'f, 'r> {
                     return Ok(());
                 }
                 // The nesting guard may move the insertion past the block.
-                let moved = (rw.nesting_guard && region.end > region.start && self.guard(region, &m.content))
-                    .then(|| self.block_end(region.end - 1))
-                    .flatten();
+                let moved = (rw.nesting_guard
+                    && region.end > region.start
+                    && self.guard(region, &m.content))
+                .then(|| self.block_end(region.end - 1))
+                .flatten();
                 for end in [Some(region.end), moved].into_iter().flatten() {
                     let after = self.nb_at[end] as usize;
                     if self.nb_matches(after, content) {
@@ -651,7 +706,12 @@ impl<'f, 'r> Engine<'f, 'r> {
                     return Ok(());
                 }
                 if self.precedes(region.start, content) {
-                    self.skip(m, region.start, warnings, "the content already precedes the snippet");
+                    self.skip(
+                        m,
+                        region.start,
+                        warnings,
+                        "the content already precedes the snippet",
+                    );
                     return Ok(());
                 }
                 self.copy_to(region.start);
@@ -680,9 +740,12 @@ impl<'f, 'r> Engine<'f, 'r> {
 
     fn skip(&mut self, m: &Modification, to: usize, warnings: &mut Vec<Diagnostic>, why: &str) {
         warnings.push(
-            Diagnostic::new(Code::AlreadyApplied, format!("{} skipped: {why}", m.kind.keyword()))
-                .at(m.span, "already applied")
-                .path(self.rel.as_str()),
+            Diagnostic::new(
+                Code::AlreadyApplied,
+                format!("{} skipped: {why}", m.kind.keyword()),
+            )
+            .at(m.span, "already applied")
+            .path(self.rel.as_str()),
         );
         self.copy_to(to);
     }
@@ -690,19 +753,26 @@ impl<'f, 'r> Engine<'f, 'r> {
     /// Moves the cursor to `to`, copying the original lines on the way.
     fn copy_to(&mut self, to: usize) {
         if to > self.cursor {
-            self.out.extend((self.cursor..to).map(|i| Out::Orig(i as u32)));
+            self.out
+                .extend((self.cursor..to).map(|i| Out::Orig(i as u32)));
             self.cursor = to;
         }
     }
 
     fn normalised(&self, r: Region) -> Vec<&'f str> {
-        (r.start..r.end).map(|i| self.norm[i]).filter(|t| !t.is_empty()).collect()
+        (r.start..r.end)
+            .map(|i| self.norm[i])
+            .filter(|t| !t.is_empty())
+            .collect()
     }
 
     /// The non-blank lines from non-blank index `at` on read as `want`.
     fn nb_matches(&self, at: usize, want: &[&str]) -> bool {
         at + want.len() <= self.nb.len()
-            && want.iter().enumerate().all(|(j, w)| self.norm[self.nb[at + j] as usize] == *w)
+            && want
+                .iter()
+                .enumerate()
+                .all(|(j, w)| self.norm[self.nb[at + j] as usize] == *w)
     }
 
     /// The text just before line `at` (the written result, then the
@@ -714,7 +784,12 @@ impl<'f, 'r> Engine<'f, 'r> {
             Out::New(t) => t.trim(),
         });
         let before = orig.chain(out).filter(|t| !t.is_empty());
-        want.iter().rev().zip(before).filter(|(w, b)| *w == b).count() == want.len()
+        want.iter()
+            .rev()
+            .zip(before)
+            .filter(|(w, b)| *w == b)
+            .count()
+            == want.len()
     }
 
     /// A snippet that is not there: done already (DELETE; REPLACE whose
@@ -736,9 +811,17 @@ impl<'f, 'r> Engine<'f, 'r> {
             return Ok(());
         }
         if m.kind == ModKind::Replace && !content.is_empty() {
-            if let Some(&at) = self.find_with(content, scope, self.nb.len(), 1, false).first() {
+            if let Some(&at) = self
+                .find_with(content, scope, self.nb.len(), 1, false)
+                .first()
+            {
                 let end = self.region(at, content.len()).end;
-                self.skip(m, end, warnings, "the snippet is gone and the content is there");
+                self.skip(
+                    m,
+                    end,
+                    warnings,
+                    "the snippet is gone and the content is there",
+                );
                 return Ok(());
             }
         }
@@ -759,7 +842,10 @@ impl<'f, 'r> Engine<'f, 'r> {
     }
 
     fn label(&self, r: Region, message: String) -> TargetLabel {
-        let text = self.target_text.get_or_init(|| Arc::from(self.text)).clone();
+        let text = self
+            .target_text
+            .get_or_init(|| Arc::from(self.text))
+            .clone();
         let start = self.lines.get(r.start).map_or(self.text.len(), |l| l.0);
         let end = if r.end > r.start {
             self.lines[r.end - 1].1
@@ -788,17 +874,41 @@ impl<'f, 'r> Engine<'f, 'r> {
     fn before_cursor(&self, m: &Modification, what: &str) -> Diagnostic {
         Diagnostic::new(
             Code::ContextNotFound,
-            format!("{what} lies before text an earlier modification of `{}` already changed", self.rel),
+            format!(
+                "{what} lies before text an earlier modification of `{}` already changed",
+                self.rel
+            ),
         )
         .at(m.span, "out of order")
         .path(self.rel.as_str())
         .hint("modifications of one file apply top to bottom: move this one first")
     }
 
-    fn ambiguous(&self, m: &Modification, part: Part, lines: &[Line], hits: &[usize], len: usize) -> Diagnostic {
+    fn ambiguous(
+        &self,
+        m: &Modification,
+        part: Part,
+        lines: &[Line],
+        hits: &[usize],
+        len: usize,
+    ) -> Diagnostic {
         let mut d = Diagnostic::new(
             Code::AmbiguousContext,
-            format!("the {} occurs {} times in `{}`{}", part.name(), if hits.len() >= LIST { format!("{}+", hits.len()) } else { hits.len().to_string() }, self.rel, if self.cursor > 0 { " after the previous modification" } else { "" }),
+            format!(
+                "the {} occurs {} times in `{}`{}",
+                part.name(),
+                if hits.len() >= LIST {
+                    format!("{}+", hits.len())
+                } else {
+                    hits.len().to_string()
+                },
+                self.rel,
+                if self.cursor > 0 {
+                    " after the previous modification"
+                } else {
+                    ""
+                }
+            ),
         )
         .at(span_of(lines), "matches more than one place")
         .secondary(m.span, "in this modification")
@@ -821,19 +931,43 @@ impl<'f, 'r> Engine<'f, 'r> {
 
     /// The nearest line above `at` (and after the cursor) that occurs once in the file.
     fn unique_line_above(&self, at: usize) -> Option<usize> {
-        (self.cursor..at)
-            .rev()
-            .find(|&i| !self.norm[i].is_empty() && self.index.get(self.norm[i]).is_some_and(|v| v.len() == 1))
+        (self.cursor..at).rev().find(|&i| {
+            !self.norm[i].is_empty() && self.index.get(self.norm[i]).is_some_and(|v| v.len() == 1)
+        })
     }
 
     /// A locator that is not there: where the nearest text is and what an
     /// earlier modification did to it.
-    fn miss(&self, _idx: usize, m: &Modification, part: Part, want: &[&str], from: usize, at: Span) -> Diagnostic {
+    fn miss(
+        &self,
+        _idx: usize,
+        m: &Modification,
+        part: Part,
+        want: &[&str],
+        from: usize,
+        at: Span,
+    ) -> Diagnostic {
         let mut d = Diagnostic::new(
             Code::ContextNotFound,
-            format!("the {} is not in `{}`{}", part.name(), self.rel, if self.cursor > 0 { " after the previous modification" } else { "" }),
+            format!(
+                "the {} is not in `{}`{}",
+                part.name(),
+                self.rel,
+                if self.cursor > 0 {
+                    " after the previous modification"
+                } else {
+                    ""
+                }
+            ),
         )
-        .at(at, if want.len() == 1 { "this line does not occur" } else { "these lines do not occur together" })
+        .at(
+            at,
+            if want.len() == 1 {
+                "this line does not occur"
+            } else {
+                "these lines do not occur together"
+            },
+        )
         .secondary(m.span, "in this modification")
         .path(self.rel.as_str())
         .note("lines are compared with surrounding whitespace and blank lines ignored");
@@ -870,7 +1004,9 @@ impl<'f, 'r> Engine<'f, 'r> {
                     "no line of it occurs in the file as written: copy the nearest line shown exactly, or re-read the file".to_string()
                 })
             }
-            None => d.hint("re-read the file: nothing after the previous modification resembles it"),
+            None => {
+                d.hint("re-read the file: nothing after the previous modification resembles it")
+            }
         }
     }
 
@@ -890,13 +1026,25 @@ impl<'f, 'r> Engine<'f, 'r> {
                 }
             }
         }
-        if let Some((&s, &n)) = votes.iter().max_by_key(|(&s, &n)| (n, std::cmp::Reverse(s))) {
+        if let Some((&s, &n)) = votes
+            .iter()
+            .max_by_key(|(&s, &n)| (n, std::cmp::Reverse(s)))
+        {
             return Some((s, n));
         }
         let score = |line: &str| -> usize {
             let a = want[0];
-            let common = line.chars().zip(a.chars()).take_while(|(x, y)| x == y).count()
-                + line.chars().rev().zip(a.chars().rev()).take_while(|(x, y)| x == y).count();
+            let common = line
+                .chars()
+                .zip(a.chars())
+                .take_while(|(x, y)| x == y)
+                .count()
+                + line
+                    .chars()
+                    .rev()
+                    .zip(a.chars().rev())
+                    .take_while(|(x, y)| x == y)
+                    .count();
             if line.contains(a) || a.contains(line) {
                 common + a.len()
             } else {
@@ -921,11 +1069,18 @@ impl<'f, 'r> Engine<'f, 'r> {
                 Out::Orig(i) => {
                     let (a, b, c) = self.lines[i as usize];
                     let own = &self.text[b..c];
-                    (&self.text[a..b], if force || own.is_empty() { eol } else { own })
+                    (
+                        &self.text[a..b],
+                        if force || own.is_empty() { eol } else { own },
+                    )
                 }
                 Out::New(t) => (t, eol),
             };
-            s.push_str(if strip { line.trim_end_matches([' ', '\t']) } else { line });
+            s.push_str(if strip {
+                line.trim_end_matches([' ', '\t'])
+            } else {
+                line
+            });
             s.push_str(end);
         }
         s
@@ -940,7 +1095,11 @@ fn locator_key(m: &Modification) -> Option<String> {
         return None;
     };
     let anchor = m.anchor.as_deref().map(normalise).unwrap_or_default();
-    Some(format!("{}\0{}", anchor.join("\n"), normalise(lines).join("\n")))
+    Some(format!(
+        "{}\0{}",
+        anchor.join("\n"),
+        normalise(lines).join("\n")
+    ))
 }
 
 #[cfg(test)]

@@ -399,11 +399,19 @@ impl OpCx<'_> {
                 }
                 Entry::Dir => {
                     let (files, dirs) = self.walk(&op.path, &rel)?;
-                    Some(Change::RemoveTree { path: rel, files, dirs })
+                    Some(Change::RemoveTree {
+                        path: rel,
+                        files,
+                        dirs,
+                    })
                 }
                 _ => {
                     let original = self.read_text(&op.path, &rel, entry)?;
-                    Some(Change::Delete { path: rel, original, mode })
+                    Some(Change::Delete {
+                        path: rel,
+                        original,
+                        mode,
+                    })
                 }
             },
             Action::CreateDir => match entry {
@@ -461,16 +469,21 @@ impl OpCx<'_> {
     ) -> Option<Change<'p>> {
         let exists = matches!(entry, Entry::File { .. });
         let original = match (&rw.base, entry) {
-            (Base::Existing, _) | (_, Entry::File { .. }) => self.read_text(&op.path, &rel, entry)?,
+            (Base::Existing, _) | (_, Entry::File { .. }) => {
+                self.read_text(&op.path, &rel, entry)?
+            }
             (_, Entry::Missing) => {
                 self.creatable(&op.path, &rel)?;
                 String::new()
             }
             _ => {
                 return self.fail(
-                    Diagnostic::new(Code::FileExists, format!("`{rel}` exists and is not a file"))
-                        .at(op.path.span, "a file would be written here")
-                        .path(rel.as_str()),
+                    Diagnostic::new(
+                        Code::FileExists,
+                        format!("`{rel}` exists and is not a file"),
+                    )
+                    .at(op.path.span, "a file would be written here")
+                    .path(rel.as_str()),
                 )
             }
         };
@@ -483,10 +496,13 @@ impl OpCx<'_> {
         if let (Base::Create(lines), true) = (&rw.base, exists) {
             if !same_lines(&original, lines) {
                 return self.fail(
-                    Diagnostic::new(Code::FileExists, format!("`{rel}` already exists with other content"))
-                        .at(op.path.span, "CREATE of an existing file")
-                        .path(rel.as_str())
-                        .hint(self.advice.update),
+                    Diagnostic::new(
+                        Code::FileExists,
+                        format!("`{rel}` already exists with other content"),
+                    )
+                    .at(op.path.span, "CREATE of an existing file")
+                    .path(rel.as_str())
+                    .hint(self.advice.update),
                 );
             }
             self.done_already(op, &rel, "the file exists with this content");
@@ -535,10 +551,13 @@ impl OpCx<'_> {
             (_, Entry::Missing) => {}
             _ => {
                 return self.fail(
-                    Diagnostic::new(Code::FileExists, format!("cannot rename `{rel}` onto existing `{to}`"))
-                        .at(to_ref.span, "this destination exists")
-                        .path(to.as_str())
-                        .hint("rename to a path that does not exist"),
+                    Diagnostic::new(
+                        Code::FileExists,
+                        format!("cannot rename `{rel}` onto existing `{to}`"),
+                    )
+                    .at(to_ref.span, "this destination exists")
+                    .path(to.as_str())
+                    .hint("rename to a path that does not exist"),
                 )
             }
         }
@@ -559,7 +578,12 @@ impl OpCx<'_> {
                     RelPath::new(&format!("{to}{tail}")).map(|t| (f, t, text, mode))
                 })
                 .collect();
-            return Some(Change::MoveTree { from: rel, to, files, dirs });
+            return Some(Change::MoveTree {
+                from: rel,
+                to,
+                files,
+                dirs,
+            });
         }
         let original = self.read_text(&op.path, &rel, entry)?;
         let mode = match entry {
@@ -580,11 +604,7 @@ impl OpCx<'_> {
 
     /// The files (with text and mode) and directories under `dir`;
     /// directories innermost first, `dir` last.
-    fn walk(
-        &mut self,
-        path: &PathRef,
-        dir: &RelPath,
-    ) -> Option<(Vec<TreeFile>, Vec<RelPath>)> {
+    fn walk(&mut self, path: &PathRef, dir: &RelPath) -> Option<(Vec<TreeFile>, Vec<RelPath>)> {
         let mut files = vec![];
         let mut dirs = vec![];
         let mut stack = vec![(dir.clone(), false)];
@@ -619,9 +639,12 @@ impl OpCx<'_> {
 
     fn done_already(&mut self, op: &FileOp<'_>, rel: &RelPath, why: &str) {
         self.warnings.push(
-            Diagnostic::new(Code::AlreadyApplied, format!("`{rel}`: nothing to do, {why}"))
-                .at(op.span, "already applied")
-                .path(rel.as_str()),
+            Diagnostic::new(
+                Code::AlreadyApplied,
+                format!("`{rel}`: nothing to do, {why}"),
+            )
+            .at(op.span, "already applied")
+            .path(rel.as_str()),
         );
     }
 

@@ -127,7 +127,12 @@ pub fn parse(
         },
         diags: vec![],
     };
-    lower.patch(pairs.into_iter().next().expect("pest returns the start rule"));
+    lower.patch(
+        pairs
+            .into_iter()
+            .next()
+            .expect("pest returns the start rule"),
+    );
     finish(lower.patch, lower.diags)
 }
 
@@ -192,7 +197,8 @@ impl<'t> Lower<'t> {
     }
 
     fn warn(&mut self, code: Code, span: Span, message: impl Into<String>, label: &str) {
-        self.diags.push(Diagnostic::new(code, message).at(span, label));
+        self.diags
+            .push(Diagnostic::new(code, message).at(span, label));
     }
 
     fn patch(&mut self, pair: Pair<'t, Rule>) {
@@ -236,9 +242,10 @@ impl<'t> Lower<'t> {
                 }
                 Rule::end_block => {
                     self.ended = true;
-                    let end = part.into_inner().nth(1).and_then(|t| {
-                        t.into_inner().find(|p| p.as_rule() == Rule::ignored_tail)
-                    });
+                    let end = part
+                        .into_inner()
+                        .nth(1)
+                        .and_then(|t| t.into_inner().find(|p| p.as_rule() == Rule::ignored_tail));
                     if let Some(tail) = end {
                         let s = self.span(&tail);
                         self.warn(
@@ -255,7 +262,10 @@ impl<'t> Lower<'t> {
         for block in blocks {
             let mut inner = block.into_inner();
             let mut head = inner.next();
-            if head.as_ref().is_some_and(|h| h.as_rule() == Rule::loose_file) {
+            if head
+                .as_ref()
+                .is_some_and(|h| h.as_rule() == Rule::loose_file)
+            {
                 inner = head.take().expect("just matched").into_inner();
                 head = inner.next();
             }
@@ -333,7 +343,10 @@ impl<'t> Lower<'t> {
         self.diags.push(
             Diagnostic::new(
                 Code::IdMismatch,
-                format!("directive with patch ID `{other}`, but the header's is `{}`", self.id),
+                format!(
+                    "directive with patch ID `{other}`, but the header's is `{}`",
+                    self.id
+                ),
             )
             .at(Span::new(span.start, span.start + 8), "another ID")
             .hint(format!(
@@ -366,11 +379,7 @@ impl<'t> Lower<'t> {
         lines
     }
 
-    fn file_block(
-        &mut self,
-        head: Option<Pair<'t, Rule>>,
-        items: Vec<Pair<'t, Rule>>,
-    ) {
+    fn file_block(&mut self, head: Option<Pair<'t, Rule>>, items: Vec<Pair<'t, Rule>>) {
         let Some(head) = head else { return };
         self.last_value = None;
         let head_span = line_span_of(self.base, &head);
@@ -408,7 +417,11 @@ impl<'t> Lower<'t> {
                 self.extra_path_lines(&lines, 0);
                 Some(p)
             }
-            None => self.path_value(&lines, head_span, if create_head { "CREATE" } else { "FILE" }),
+            None => self.path_value(
+                &lines,
+                head_span,
+                if create_head { "CREATE" } else { "FILE" },
+            ),
         };
         let mut pendings: Vec<Pending<'t>> = vec![];
         if create_head {
@@ -431,7 +444,9 @@ impl<'t> Lower<'t> {
                 | Rule::insert_mod
                 | Rule::delete_mod => {
                     let mut inner = item.into_inner();
-                    let action = inner.next().expect("an action block starts with its action");
+                    let action = inner
+                        .next()
+                        .expect("an action block starts with its action");
                     let span = line_span_of(self.base, &action);
                     let kw = self.keyword(&action);
                     let mut pending = Pending {
@@ -458,7 +473,12 @@ impl<'t> Lower<'t> {
                     self.last_value = None;
                     let lines = self.value_lines(inner.next());
                     if rename.is_some() {
-                        self.error(span, "a second `RENAME` in one file block", "second RENAME", "a file block holds one RENAME and nothing else");
+                        self.error(
+                            span,
+                            "a second `RENAME` in one file block",
+                            "second RENAME",
+                            "a file block holds one RENAME and nothing else",
+                        );
                     }
                     rename = Some((span, lines));
                 }
@@ -497,7 +517,9 @@ impl<'t> Lower<'t> {
                 self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
                 return;
             }
-            let Some(to) = self.path_value(&lines, span, "RENAME") else { return };
+            let Some(to) = self.path_value(&lines, span, "RENAME") else {
+                return;
+            };
             self.patch.files.push(FileOp {
                 path,
                 action: Action::Rename { to },
@@ -530,9 +552,18 @@ impl<'t> Lower<'t> {
     }
 
     fn extra_path_lines(&mut self, lines: &[Line<'t>], from: usize) {
-        for line in lines.iter().skip(from).filter(|l| !l.text.trim().is_empty()) {
+        for line in lines
+            .iter()
+            .skip(from)
+            .filter(|l| !l.text.trim().is_empty())
+        {
             if self.tolerant && line.text.trim_start().starts_with('#') {
-                self.warn(Code::ToleratedFormatSlip, line.span, "a `#` comment after a path is ignored", "comment");
+                self.warn(
+                    Code::ToleratedFormatSlip,
+                    line.span,
+                    "a `#` comment after a path is ignored",
+                    "comment",
+                );
             } else {
                 self.error(
                     line.span,
@@ -565,7 +596,10 @@ impl<'t> Lower<'t> {
                     );
                 }
                 let empty = lines.iter().all(|l| l.text.trim().is_empty());
-                self.last_value = Some((vspan.filter(|s| s.end > s.start).unwrap_or(span), empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE")));
+                self.last_value = Some((
+                    vspan.filter(|s| s.end > s.start).unwrap_or(span),
+                    empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE"),
+                ));
                 pending.values.push((kw, span, lines));
             }
             Rule::option => {
@@ -596,7 +630,10 @@ impl<'t> Lower<'t> {
                 let bare = key.trim_end_matches(':');
                 let guess = KEYWORDS.iter().find(|k| k.eq_ignore_ascii_case(bare));
                 let hint = match guess {
-                    Some(k) => format!("directive keywords are case-sensitive and take no colon: write `{} {k}`", self.id),
+                    Some(k) => format!(
+                        "directive keywords are case-sensitive and take no colon: write `{} {k}`",
+                        self.id
+                    ),
                     None => format!("the directives are {}", KEYWORDS.join(", ")),
                 };
                 self.diags.push(
@@ -611,7 +648,13 @@ impl<'t> Lower<'t> {
         }
     }
 
-    fn lower_file(&mut self, path: PathRef, head: Span, eol: Option<Eol>, pendings: Vec<Pending<'t>>) {
+    fn lower_file(
+        &mut self,
+        path: PathRef,
+        head: Span,
+        eol: Option<Eol>,
+        pendings: Vec<Pending<'t>>,
+    ) {
         let mut base = Base::Existing;
         let mut mods = vec![];
         let count = pendings.len();
@@ -620,7 +663,9 @@ impl<'t> Lower<'t> {
             match p.kw {
                 "" => {
                     // Values before any action: an implicit CREATE when only `content`.
-                    if let (Some(content), 1, true) = (content, p.values.len(), p.options.is_empty()) {
+                    if let (Some(content), 1, true) =
+                        (content, p.values.len(), p.options.is_empty())
+                    {
                         if i == 0 {
                             self.warn(
                                 Code::ImplicitCreate,
@@ -644,7 +689,12 @@ impl<'t> Lower<'t> {
                 }
                 "CREATE" => {
                     if i != 0 {
-                        self.error(p.span, "`CREATE` after other modifications", "CREATE", "`CREATE` opens its file block: put it first");
+                        self.error(
+                            p.span,
+                            "`CREATE` after other modifications",
+                            "CREATE",
+                            "`CREATE` opens its file block: put it first",
+                        );
                         continue;
                     }
                     self.no_options(&p);
@@ -664,12 +714,22 @@ impl<'t> Lower<'t> {
                 "RECREATE" => {
                     self.no_options(&p);
                     if i != 0 {
-                        self.error(p.span, "`RECREATE` after other modifications", "RECREATE", "`RECREATE` replaces the whole file: put it first in its block");
+                        self.error(
+                            p.span,
+                            "`RECREATE` after other modifications",
+                            "RECREATE",
+                            "`RECREATE` replaces the whole file: put it first in its block",
+                        );
                         continue;
                     }
                     match content {
                         Some(c) => base = Base::Recreate(c),
-                        None => self.error(p.span, "`RECREATE` without `content`", "RECREATE", "add `<ID> content` with the file's new text"),
+                        None => self.error(
+                            p.span,
+                            "`RECREATE` without `content`",
+                            "RECREATE",
+                            "add `<ID> content` with the file's new text",
+                        ),
                     }
                 }
                 "DELETE" if p.is_bare() => {
@@ -711,7 +771,12 @@ impl<'t> Lower<'t> {
 
     fn no_options(&mut self, p: &Pending<'t>) {
         for (kw, span, _) in &p.options {
-            self.error(*span, format!("`{kw}` does not apply to `{}`", p.kw), "option without a located region", "options belong to REPLACE, DELETE, INSERT_AFTER and INSERT_BEFORE");
+            self.error(
+                *span,
+                format!("`{kw}` does not apply to `{}`", p.kw),
+                "option without a located region",
+                "options belong to REPLACE, DELETE, INSERT_AFTER and INSERT_BEFORE",
+            );
         }
     }
 
@@ -741,7 +806,12 @@ impl<'t> Lower<'t> {
                     } else {
                         "add `<ID> snippet` and, on the lines after it, the text to find"
                     };
-                    self.error(p.span, format!("`{kw}` without a `snippet`"), "nothing says where", hint);
+                    self.error(
+                        p.span,
+                        format!("`{kw}` without a `snippet`"),
+                        "nothing says where",
+                        hint,
+                    );
                     return None;
                 }
             },
@@ -749,14 +819,24 @@ impl<'t> Lower<'t> {
         let snippet = match target(&snippet) {
             Some(t) => t,
             None => {
-                self.error(p.value("snippet").map_or(p.span, |v| v.1), "an empty `snippet`", "no lines to find", "put the lines to find under `<ID> snippet`");
+                self.error(
+                    p.value("snippet").map_or(p.span, |v| v.1),
+                    "an empty `snippet`",
+                    "no lines to find",
+                    "put the lines to find under `<ID> snippet`",
+                );
                 return None;
             }
         };
         let tail = match p.value("snippet_tail") {
             Some((_, span, lines)) => {
                 if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
-                    self.error(*span, format!("`snippet_tail` with `{kw}`"), "a range", "an insertion needs one point: use a single `snippet`");
+                    self.error(
+                        *span,
+                        format!("`snippet_tail` with `{kw}`"),
+                        "a range",
+                        "an insertion needs one point: use a single `snippet`",
+                    );
                     return None;
                 }
                 match target(lines) {
@@ -771,21 +851,41 @@ impl<'t> Lower<'t> {
         };
         let content = match (kind, content) {
             (ModKind::Delete, Some(_)) => {
-                self.error(p.value("content").map_or(p.span, |v| v.1), "`DELETE` takes no `content`", "content", "use REPLACE to change lines, DELETE only to remove them");
+                self.error(
+                    p.value("content").map_or(p.span, |v| v.1),
+                    "`DELETE` takes no `content`",
+                    "content",
+                    "use REPLACE to change lines, DELETE only to remove them",
+                );
                 return None;
             }
             (ModKind::Delete, None) => vec![],
             (_, None) => {
-                self.error(p.span, format!("`{kw}` without `content`"), "no new text", "add `<ID> content` and the new lines under it");
+                self.error(
+                    p.span,
+                    format!("`{kw}` without `content`"),
+                    "no new text",
+                    "add `<ID> content` and the new lines under it",
+                );
                 return None;
             }
             (ModKind::Replace, Some(c)) if c.is_empty() => {
                 let at = p.value("content").map_or(p.span, |v| v.1);
                 if self.v31 {
-                    self.error(at, "`REPLACE` with an empty `content`", "empty", "to remove the lines, use `DELETE` (ap 3.1 has no empty REPLACE)");
+                    self.error(
+                        at,
+                        "`REPLACE` with an empty `content`",
+                        "empty",
+                        "to remove the lines, use `DELETE` (ap 3.1 has no empty REPLACE)",
+                    );
                     return None;
                 }
-                self.warn(Code::EmptyContentAsDelete, at, "an empty `content` makes this `REPLACE` a `DELETE`", "empty content");
+                self.warn(
+                    Code::EmptyContentAsDelete,
+                    at,
+                    "an empty `content` makes this `REPLACE` a `DELETE`",
+                    "empty content",
+                );
                 kind = ModKind::Delete;
                 c
             }
@@ -825,8 +925,14 @@ fn target<'t>(lines: &[Line<'t>]) -> Option<Target<'t>> {
 }
 
 fn trim_blank<'a, 't>(lines: &'a [Line<'t>]) -> &'a [Line<'t>] {
-    let start = lines.iter().position(|l| !l.text.trim().is_empty()).unwrap_or(lines.len());
-    let end = lines.iter().rposition(|l| !l.text.trim().is_empty()).map_or(start, |i| i + 1);
+    let start = lines
+        .iter()
+        .position(|l| !l.text.trim().is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !l.text.trim().is_empty())
+        .map_or(start, |i| i + 1);
     &lines[start..end]
 }
 

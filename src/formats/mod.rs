@@ -83,9 +83,11 @@ impl Format {
     /// The Lark grammar; for ap with `id`, specialised to that patch ID.
     pub fn lark_grammar_for(self, id: Option<&str>) -> Option<std::borrow::Cow<'static, str>> {
         match (self, id) {
-            (Format::Ap, Some(id)) => crate::lark::export_with(self.pest_grammar()?, "patch", Some(id))
-                .ok()
-                .map(std::borrow::Cow::Owned),
+            (Format::Ap, Some(id)) => {
+                crate::lark::export_with(self.pest_grammar()?, "patch", Some(id))
+                    .ok()
+                    .map(std::borrow::Cow::Owned)
+            }
             _ => self.lark_grammar().map(std::borrow::Cow::Borrowed),
         }
     }

@@ -69,7 +69,10 @@ fn tool_definitions_have_each_providers_shape() {
         assert_eq!(definition, format.lark_grammar_for(id).unwrap());
         let description = openai["description"].as_str().unwrap();
         assert!(description.contains(&patch), "{format}: no example");
-        assert!(Engine::new(definition).accepts(&patch), "{format}: example outside the tool's grammar");
+        assert!(
+            Engine::new(definition).accepts(&patch),
+            "{format}: example outside the tool's grammar"
+        );
         if format == Format::Ap {
             assert!(!description.contains("<ID>") && !description.contains(agent::EXAMPLE_ID));
             assert!(
@@ -104,7 +107,10 @@ fn tool_and_prompt_commands_print_them() {
             let id = (format == Format::Ap).then_some("0badf00d");
             let mut args = vec!["tool", format.name(), "--provider", flag];
             args.extend(id.map(|id| ["--id", id]).into_iter().flatten());
-            let out = std::process::Command::new(bin).args(&args).output().unwrap();
+            let out = std::process::Command::new(bin)
+                .args(&args)
+                .output()
+                .unwrap();
             assert_eq!(out.status.code(), Some(0));
             let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(printed, agent::tool(format, provider, id).unwrap());
@@ -142,7 +148,10 @@ fn tool_and_prompt_commands_print_them() {
         let at = description.find("is always `").unwrap() + "is always `".len();
         let id = description[at..at + 8].to_string();
         assert!(agent::is_patch_id(&id), "{id}");
-        assert_eq!(tool["format"]["definition"], *Format::Ap.lark_grammar_for(Some(&id)).unwrap());
+        assert_eq!(
+            tool["format"]["definition"],
+            *Format::Ap.lark_grammar_for(Some(&id)).unwrap()
+        );
         id
     };
     assert_ne!(fresh(), fresh());

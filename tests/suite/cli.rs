@@ -293,23 +293,43 @@ fn ap_applies_beside_the_patch_file_unless_root_is_given() {
     let copy = tmp.path().join("demo");
     std::fs::create_dir_all(copy.join("tree/src")).unwrap();
     std::fs::copy(demo.join("feature.ap"), copy.join("feature.ap")).unwrap();
-    std::fs::copy(demo.join("tree/src/greet.py"), copy.join("tree/src/greet.py")).unwrap();
+    std::fs::copy(
+        demo.join("tree/src/greet.py"),
+        copy.join("tree/src/greet.py"),
+    )
+    .unwrap();
     let patch = copy.join("feature.ap");
     let patch = patch.to_str().unwrap();
     // From elsewhere, with --root pointing at the tree: the patch's paths
     // (`tree/src/greet.py`) are not under it.
-    let out = gp(&["apply", "--json", "--root", copy.join("tree").to_str().unwrap(), patch])
-        .current_dir(tmp.path())
-        .output()
-        .unwrap();
+    let out = gp(&[
+        "apply",
+        "--json",
+        "--root",
+        copy.join("tree").to_str().unwrap(),
+        patch,
+    ])
+    .current_dir(tmp.path())
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json(&out)["error"]["code"], "file_not_found");
     // Without --root: beside the patch file.
-    let out = gp(&["apply", "--json", patch]).current_dir(tmp.path()).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = gp(&["apply", "--json", patch])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert_eq!(json(&out)["files"][0]["path"], "tree/src/greet.py");
     let text = std::fs::read_to_string(copy.join("tree/src/greet.py")).unwrap();
-    assert!(text.contains("return f\"Hello, {name}!\"") && text.contains("    print(farewell(name))\n"));
+    assert!(
+        text.contains("return f\"Hello, {name}!\"") && text.contains("    print(farewell(name))\n")
+    );
 }
 
 /// `grammar ap --id` specialises the export; `--tolerant` forgives what
@@ -319,20 +339,46 @@ fn ap_id_grammars_and_tolerant_mode() {
     let out = gp(&["grammar", "ap", "--id", "3d7e1a90"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text, *Format::Ap.lark_grammar_for(Some("3d7e1a90")).unwrap());
+    assert_eq!(
+        text,
+        *Format::Ap.lark_grammar_for(Some("3d7e1a90")).unwrap()
+    );
     assert!(text.contains("\"3d7e1a90\"") && text != Format::Ap.lark_grammar().unwrap());
     assert_eq!(status(&["grammar", "ap", "--id", "3D7E1A90"]), Some(2));
     assert_eq!(status(&["grammar", "udiff", "--id", "3d7e1a90"]), Some(2));
     let tmp = tree();
-    let headless = "a1b2c3d4 FILE\nf.txt\na1b2c3d4 REPLACE\na1b2c3d4 snippet\nb\na1b2c3d4 content\nB\n";
+    let headless =
+        "a1b2c3d4 FILE\nf.txt\na1b2c3d4 REPLACE\na1b2c3d4 snippet\nb\na1b2c3d4 content\nB\n";
     let root = tmp.path().to_str().unwrap();
-    let strict = run_with_stdin(gp(&["apply", "--json", "--format", "ap", "--root", root]), headless);
+    let strict = run_with_stdin(
+        gp(&["apply", "--json", "--format", "ap", "--root", root]),
+        headless,
+    );
     assert_eq!(strict.status.code(), Some(1));
     assert_eq!(json(&strict)["error"]["code"], "syntax_error");
     let before = content(&tmp);
-    let tolerant = run_with_stdin(gp(&["apply", "--json", "--format", "ap", "--tolerant", "--root", root]), headless);
-    assert_eq!(tolerant.status.code(), Some(0), "{}", String::from_utf8_lossy(&tolerant.stdout));
-    assert_eq!(json(&tolerant)["diagnostics"][0]["code"], "tolerated_format_slip");
+    let tolerant = run_with_stdin(
+        gp(&[
+            "apply",
+            "--json",
+            "--format",
+            "ap",
+            "--tolerant",
+            "--root",
+            root,
+        ]),
+        headless,
+    );
+    assert_eq!(
+        tolerant.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&tolerant.stdout)
+    );
+    assert_eq!(
+        json(&tolerant)["diagnostics"][0]["code"],
+        "tolerated_format_slip"
+    );
     assert_eq!(before, "a\nb\n");
     assert_eq!(content(&tmp), "a\nB\n");
 }

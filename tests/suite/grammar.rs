@@ -126,9 +126,9 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
                     wrong.push(format!("{name}: marked outside-grammar, but inside it"))
                 }
                 Some("syntax_error") if should_accept && semantic => {}
-                Some(_) if semantic => {
-                    wrong.push(format!("{name}: marked inside-grammar, but not a syntax error in it"))
-                }
+                Some(_) if semantic => wrong.push(format!(
+                    "{name}: marked inside-grammar, but not a syntax error in it"
+                )),
                 Some("syntax_error" | "unknown_format") if should_accept => {
                     wrong.push(format!("{name}: a syntax-error fixture inside the grammar"))
                 }
@@ -278,7 +278,9 @@ fn ap_header_id(text: &str) -> Option<&str> {
 /// Whether a line starts like a directive of some patch ID (8 hex digits
 /// and a space), which the generic ap export allows only for directives.
 fn hex_led(line: &str) -> bool {
-    line.len() > 8 && line.as_bytes()[..8].iter().all(u8::is_ascii_hexdigit) && line.as_bytes()[8] == b' '
+    line.len() > 8
+        && line.as_bytes()[..8].iter().all(u8::is_ascii_hexdigit)
+        && line.as_bytes()[8] == b' '
 }
 
 /// ap, both exports: the one specialised to a fixture's own ID agrees
@@ -301,24 +303,37 @@ fn llguidance_checks_ap_fixtures_with_generic_and_specialised_grammars() {
             Some(id) => {
                 let same: String = body
                     .lines()
-                    .map(|l| if hex_led(l) { format!("{id}{}\n", &l[8..]) } else { format!("{l}\n") })
+                    .map(|l| {
+                        if hex_led(l) {
+                            format!("{id}{}\n", &l[8..])
+                        } else {
+                            format!("{l}\n")
+                        }
+                    })
                     .collect();
                 in_language(Format::Ap, &same)
             }
             None => should,
         };
         if generic.accepts(body) != generic_should {
-            wrong.push(format!("{name}: the generic grammar disagrees (expected {generic_should})"));
+            wrong.push(format!(
+                "{name}: the generic grammar disagrees (expected {generic_should})"
+            ));
         }
         if let Some(id) = id.filter(|id| id.bytes().all(|b| b.is_ascii_hexdigit())) {
             let lark = Format::Ap.lark_grammar_for(Some(id)).unwrap();
             if Engine::new(&lark).accepts(body) != should {
-                wrong.push(format!("{name}: the grammar for ID {id} disagrees (expected {should})"));
+                wrong.push(format!(
+                    "{name}: the grammar for ID {id} disagrees (expected {should})"
+                ));
             }
             specialised += 1;
         }
     }
-    assert!(specialised > 100, "only {specialised} fixtures checked with their own ID");
+    assert!(
+        specialised > 100,
+        "only {specialised} fixtures checked with their own ID"
+    );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 

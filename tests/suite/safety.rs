@@ -25,7 +25,9 @@ fn modify(format: Format, path: &str) -> String {
         Format::Codex => {
             format!("*** Begin Patch\n*** Update File: {path}\n@@\n-old\n+new\n*** End Patch\n")
         }
-        Format::Ap => format!("{AP}{ID} FILE\n{path}\n{ID} REPLACE\n{ID} snippet\nold\n{ID} content\nnew\n"),
+        Format::Ap => {
+            format!("{AP}{ID} FILE\n{path}\n{ID} REPLACE\n{ID} snippet\nold\n{ID} content\nnew\n")
+        }
         _ => format!("PATCHSET\nPATCH {path}\nREPLACE\n- old\n---\n. new\nENDPATCH\nENDPATCHSET\n"),
     }
 }
