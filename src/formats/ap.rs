@@ -294,8 +294,7 @@ impl<'t> Lower<'t> {
     }
 
     /// Blank lines, or text where only they belong.
-    fn gap(&mut self, pair: Pair<'t, Rule>) -> bool {
-        let mut clean = true;
+    fn gap(&mut self, pair: Pair<'t, Rule>) {
         for line in pair.into_inner() {
             if line.as_rule() != Rule::stray_line {
                 continue;
@@ -303,7 +302,6 @@ impl<'t> Lower<'t> {
             let span = line_span_of(self.base, &line);
             let text = line.as_str().trim_end_matches('\n');
             if self.foreign(text, span) {
-                clean = false;
                 continue;
             }
             if self.tolerant && text.trim_start().starts_with('#') {
@@ -315,7 +313,6 @@ impl<'t> Lower<'t> {
                 );
                 continue;
             }
-            clean = false;
             let (message, hint) = if text.trim_start().starts_with('#') {
                 (
                     "a comment between directives",
@@ -329,7 +326,6 @@ impl<'t> Lower<'t> {
             };
             self.error(span, message, "not part of any value", hint);
         }
-        clean
     }
 
     /// A line that is a directive with another patch ID: `id_mismatch`.
