@@ -167,6 +167,16 @@ struct Pending<'t> {
 }
 
 impl<'t> Pending<'t> {
+    fn new(kw: &'t str, span: Span) -> Self {
+        Pending {
+            kw,
+            span,
+            values: vec![],
+            options: vec![],
+            bad: false,
+        }
+    }
+
     fn value(&self, key: &str) -> Option<&(&'t str, Span, Vec<Line<'t>>)> {
         self.values.iter().find(|v| v.0 == key)
     }
@@ -421,13 +431,7 @@ impl<'t> Lower<'t> {
         };
         let mut pendings: Vec<Pending<'t>> = vec![];
         if create_head {
-            pendings.push(Pending {
-                kw: "CREATE",
-                span: head_span,
-                values: vec![],
-                options: vec![],
-                bad: false,
-            });
+            pendings.push(Pending::new("CREATE", head_span));
         }
         let mut rename: Option<(Span, Vec<Line<'t>>)> = None;
         for item in items {
@@ -445,13 +449,7 @@ impl<'t> Lower<'t> {
                         .expect("an action block starts with its action");
                     let span = line_span_of(self.base, &action);
                     let kw = self.keyword(&action);
-                    let mut pending = Pending {
-                        kw,
-                        span,
-                        values: vec![],
-                        options: vec![],
-                        bad: false,
-                    };
+                    let mut pending = Pending::new(kw, span);
                     self.last_value = None;
                     for part in inner {
                         if part.as_rule() == Rule::gap {
@@ -492,13 +490,8 @@ impl<'t> Lower<'t> {
                             pendings.push(p);
                         }
                         _ => {
-                            let mut p = Pending {
-                                kw: "",
-                                span: Span::line_at(self.text, self.span(&part).start),
-                                values: vec![],
-                                options: vec![],
-                                bad: false,
-                            };
+                            let span = Span::line_at(self.text, self.span(&part).start);
+                            let mut p = Pending::new("", span);
                             self.part(part, &mut p);
                             pendings.push(p);
                         }
