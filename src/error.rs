@@ -49,6 +49,11 @@ pub enum Code {
     UnsupportedFile,
     /// Occurs when reading or writing the tree fails.
     IoError,
+    /// Occurs when another process changed a target between our reading and
+    /// writing it; the apply was rolled back.
+    TargetChanged,
+    /// Occurs when another apply held the root's lock for longer than the wait.
+    RootBusy,
     // ---- warnings ----
     /// Occurs when a hunk header's counts disagree with its body.
     HunkCountMismatch,
@@ -83,6 +88,9 @@ pub enum Code {
     NestingGuardMoved,
     UnbalancedBrackets,
     ToleratedFormatSlip,
+    /// Occurs when an interrupted apply was found in the root and rolled back
+    /// before this run.
+    Recovered,
 }
 
 impl Code {
@@ -105,6 +113,8 @@ impl Code {
         Code::IdMismatch,
         Code::UnsupportedFile,
         Code::IoError,
+        Code::TargetChanged,
+        Code::RootBusy,
         Code::HunkCountMismatch,
         Code::LineHintDrift,
         Code::WhitespaceFuzz,
@@ -125,6 +135,7 @@ impl Code {
         Code::NestingGuardMoved,
         Code::UnbalancedBrackets,
         Code::ToleratedFormatSlip,
+        Code::Recovered,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -146,6 +157,8 @@ impl Code {
             Code::IdMismatch => "id_mismatch",
             Code::UnsupportedFile => "unsupported_file",
             Code::IoError => "io_error",
+            Code::TargetChanged => "target_changed",
+            Code::RootBusy => "root_busy",
             Code::HunkCountMismatch => "hunk_count_mismatch",
             Code::LineHintDrift => "line_hint_drift",
             Code::WhitespaceFuzz => "whitespace_fuzz",
@@ -166,6 +179,7 @@ impl Code {
             Code::NestingGuardMoved => "nesting_guard_moved",
             Code::UnbalancedBrackets => "unbalanced_brackets",
             Code::ToleratedFormatSlip => "tolerated_format_slip",
+            Code::Recovered => "recovered",
         }
     }
 
@@ -191,7 +205,8 @@ impl Code {
             | Code::ScopeEndIgnored
             | Code::NestingGuardMoved
             | Code::UnbalancedBrackets
-            | Code::ToleratedFormatSlip => Severity::Warning,
+            | Code::ToleratedFormatSlip
+            | Code::Recovered => Severity::Warning,
             _ => Severity::Error,
         }
     }

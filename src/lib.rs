@@ -70,6 +70,24 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A run that failed before its patch was read (the root was busy).
+    pub fn failed(format: Option<Format>, mode: Mode, error: Diagnostic) -> Outcome {
+        Outcome {
+            format,
+            mode,
+            text: String::new(),
+            files: vec![],
+            diagnostics: vec![error],
+            ignored_metadata: vec![],
+        }
+    }
+
+    /// Adds warnings from outside the pipeline (recovery), in order.
+    pub fn add_warnings(&mut self, mut warnings: Vec<Diagnostic>) {
+        self.diagnostics.append(&mut warnings);
+        error::sort(&mut self.diagnostics);
+    }
+
     pub fn ok(&self) -> bool {
         !self.diagnostics.iter().any(Diagnostic::is_error)
     }
@@ -78,7 +96,11 @@ impl Outcome {
     pub fn exit_code(&self) -> i32 {
         if self.ok() {
             0
-        } else if self.diagnostics.iter().any(|d| d.code == Code::IoError) {
+        } else if self
+            .diagnostics
+            .iter()
+            .any(|d| matches!(d.code, Code::IoError | Code::RootBusy))
+        {
             2
         } else {
             1

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use grammar_patch::apply::DiskTree;
+use grammar_patch::apply::open_root;
 use grammar_patch::error::Code;
 use grammar_patch::formats::{self, Format};
 use grammar_patch::{diagnostics, report, Mode, Outcome};
@@ -39,6 +39,16 @@ enum Command {
     Lint {
         #[command(flatten)]
         input: Input,
+    },
+    /// Roll back an apply that was interrupted (killed, power loss) from its
+    /// journal; exit 0 whether or not there was anything to recover.
+    Recover {
+        /// The tree [default: the current directory].
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Seconds to wait for another apply that holds the root.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+        wait: f64,
     },
     /// Print a format's grammar (Lark, for an OpenAI custom tool, or pest).
     Grammar {
@@ -95,6 +105,13 @@ struct Input {
     /// a top-level insertion inside a block (each a warning).
     #[arg(long)]
     tolerant: bool,
+    /// Also survive power loss: fsync the journal before each step, and
+    /// every file and directory written (a kill is survived without it).
+    #[arg(long)]
+    fsync: bool,
+    /// Seconds to wait for another apply that holds the root.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    wait: f64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -193,6 +210,26 @@ fn run_cli() -> i32 {
             },
             Err(e) => usage_error(e),
         },
+        Command::Recover { root, wait } => {
+            let root = root.unwrap_or_else(|| PathBuf::from("."));
+            let Some(wait) = seconds(wait) else {
+                return usage_error("--wait takes a number of seconds");
+            };
+            match grammar_patch::apply::open_root(&root, true, wait) {
+                Ok((_, warnings)) if warnings.is_empty() => {
+                    println!("nothing to recover");
+                    0
+                }
+                Ok((_, warnings)) => {
+                    diagnostics::emit_stderr(&warnings, "<recover>", "");
+                    0
+                }
+                Err(d) => {
+                    diagnostics::emit_stderr(&[d], "<recover>", "");
+                    2
+                }
+            }
+        }
         Command::Mcp { root } => {
             let root = root.unwrap_or_else(|| PathBuf::from("."));
             match grammar_patch::mcp::serve(&root) {
@@ -356,17 +393,26 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         (Some(root), _) => Some(root.clone()),
         (None, _) => Some(ap_dir().unwrap_or_else(|| PathBuf::from("."))),
     };
-    let mut tree = match root.as_deref().map(DiskTree::new).transpose() {
-        Ok(t) => t,
-        Err(e) => {
-            return usage_error(format!(
-                "--root {}: {e}",
-                root.unwrap_or_default().display()
-            ))
-        }
+    let Some(wait) = seconds(input.wait) else {
+        return usage_error("--wait takes a number of seconds");
     };
+    let write = mode == (Mode::Apply { dry_run: false });
+    let (mut tree, recovered) = match root.as_deref().map(|r| open_root(r, write, wait)).transpose() {
+        Ok(Some((tree, warnings))) => (Some(tree), warnings),
+        Ok(None) => (None, vec![]),
+        Err(d) if d.code == Code::RootBusy => {
+            let mut outcome = Outcome::failed(format, mode, d);
+            outcome.text = text;
+            print_outcome(&outcome, &name, input.json);
+            return outcome.exit_code();
+        }
+        Err(d) => return usage_error(d.message),
+    };
+    if let Some(tree) = tree.as_mut() {
+        tree.set_sync(input.fsync);
+    }
     let canonical = tree.as_ref().map(|t| t.root().to_path_buf());
-    let outcome = grammar_patch::run_with(
+    let mut outcome = grammar_patch::run_with(
         text,
         format,
         mode,
@@ -377,8 +423,14 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
             tolerant: input.tolerant,
         },
     );
+    outcome.add_warnings(recovered);
     print_outcome(&outcome, &name, input.json);
     outcome.exit_code()
+}
+
+/// A wait in seconds, if it is one.
+fn seconds(secs: f64) -> Option<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(secs).ok()
 }
 
 fn print_outcome(outcome: &Outcome, name: &str, json: bool) {

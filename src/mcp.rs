@@ -18,9 +18,13 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value};
 
-use crate::apply::{DiskTree, FileTree};
+use std::panic::AssertUnwindSafe;
+
+use crate::apply::root::recover;
+use crate::apply::{open_root, DiskTree, FileTree, DEFAULT_WAIT};
+use crate::error::{Code, Diagnostic};
 use crate::formats::{self, Format};
-use crate::{agent, payload, report, run, Mode};
+use crate::{agent, payload, report, run, Mode, Outcome};
 
 /// The server: one root, fixed at start.
 #[derive(Debug, Clone)]
@@ -51,16 +55,19 @@ impl PatchServer {
             _ => mode,
         };
         let patch = call.patch;
-        let mut tree = DiskTree::new(&self.root).map_err(|e| {
-            ErrorData::internal_error(format!("root {}: {e}", self.root.display()), None)
-        })?;
-        let outcome = run(
-            patch,
-            format,
-            mode,
-            Some(&mut tree as &mut dyn FileTree),
-            Some(&self.root),
-        );
+        let write = mode == (Mode::Apply { dry_run: false });
+        let outcome = match open_root(&self.root, write, DEFAULT_WAIT) {
+            Ok((mut tree, recovered)) => {
+                let mut outcome = guarded(&mut tree, |tree| {
+                    run(patch, format, mode, Some(tree), Some(&self.root))
+                })
+                .unwrap_or_else(|d| Outcome::failed(format, mode, d));
+                outcome.add_warnings(recovered);
+                outcome
+            }
+            Err(d) if d.code == Code::RootBusy => Outcome::failed(format, mode, d),
+            Err(d) => return Err(ErrorData::internal_error(d.message, None)),
+        };
         let value = report::to_value(&outcome);
         let text = value.to_string();
         let mut result = if outcome.ok() {
@@ -70,6 +77,32 @@ impl PatchServer {
         };
         result.structured_content = Some(value);
         Ok(result)
+    }
+}
+
+/// Runs one tool call so that a panic (a bug) fails that call only: the
+/// tree is rolled back from its journal and the server goes on.
+fn guarded(
+    tree: &mut DiskTree,
+    call: impl FnOnce(&mut dyn FileTree) -> Outcome,
+) -> Result<Outcome, Diagnostic> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| call(&mut *tree))) {
+        Ok(outcome) => Ok(outcome),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let rolled_back = recover(tree).is_ok();
+            Err(Diagnostic::new(Code::IoError, format!("grammar-patch failed on this patch: {what}"))
+                .note(if rolled_back {
+                    "this is a bug in grammar-patch; the tree was rolled back"
+                } else {
+                    "this is a bug in grammar-patch; the rollback failed, run `grammar-patch recover`"
+                })
+                .hint("report the patch that caused it; try the edit as a smaller patch"))
+        }
     }
 }
 
@@ -224,6 +257,9 @@ impl ServerHandler for PatchServer {
 /// Serves MCP on stdin/stdout until the client goes away.
 pub fn serve(root: &Path) -> Result<(), String> {
     let server = PatchServer::new(root).map_err(|e| format!("--root {}: {e}", root.display()))?;
+    // An apply interrupted before the server started is rolled back now.
+    let (_, recovered) = open_root(root, true, DEFAULT_WAIT).map_err(|d| d.message)?;
+    crate::diagnostics::emit_stderr(&recovered, "<mcp>", "");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -236,4 +272,40 @@ pub fn serve(root: &Path) -> Result<(), String> {
         service.waiting().await.map_err(|e| e.to_string())?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_in_a_call_fails_that_call_and_rolls_the_tree_back() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let (mut tree, _) = open_root(dir.path(), true, DEFAULT_WAIT).unwrap();
+        let result = guarded(&mut tree, |tree| {
+            // Half a commit, then a bug.
+            let mut j = crate::apply::journal::Journal::begin(tree).unwrap();
+            let path = crate::paths::RelPath::new("a.txt").unwrap();
+            j.log(tree, crate::apply::journal::Undo::Restore {
+                path: path.clone(),
+                bytes: std::borrow::Cow::Borrowed(b"one\n"),
+                mode: 0o644,
+            })
+            .unwrap();
+            tree.write(&path, &[b"half"]).unwrap();
+            panic!("a bug");
+        });
+        let d = result.expect_err("the panic is an error");
+        assert!(d.message.contains("a bug"), "{}", d.message);
+        assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
+        assert!(!dir.path().join(crate::apply::journal::DIR).exists());
+        // The same tree serves the next call.
+        let ok = guarded(&mut tree, |tree| {
+            run("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n", None, Mode::Apply { dry_run: false }, Some(tree), None)
+        })
+        .unwrap();
+        assert!(ok.ok(), "{:?}", ok.diagnostics);
+        assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "two\n");
+    }
 }

@@ -26,9 +26,10 @@ impl RelPath {
         out
     }
 
-    /// For tests and the in-memory tree.
+    /// A relative path the applier itself names (the in-memory tree, the
+    /// journal, tests): like [`resolve`] without a root, the journal allowed.
     pub fn new(path: &str) -> Option<RelPath> {
-        resolve(path, None).ok()
+        normalise(path, None, true).ok()
     }
 }
 
@@ -45,6 +46,10 @@ pub enum PathProblem {
     ParentComponent,
     OutsideRoot,
     AbsoluteWithoutRoot,
+    /// A NUL byte, or a component longer than any file system allows.
+    Unusable,
+    /// The applier's own journal directory.
+    Reserved,
 }
 
 impl PathProblem {
@@ -54,13 +59,29 @@ impl PathProblem {
             PathProblem::ParentComponent => "the path contains `..`",
             PathProblem::OutsideRoot => "the absolute path is outside the root",
             PathProblem::AbsoluteWithoutRoot => "an absolute path needs --root to be checked",
+            PathProblem::Unusable => {
+                "the path has a NUL byte or a component longer than 255 bytes"
+            }
+            PathProblem::Reserved => {
+                "`.grammar-patch-journal` is grammar-patch's rollback journal, not a patch target"
+            }
         }
     }
 }
 
+/// The longest file name a Linux file system takes, in bytes.
+const NAME_MAX: usize = 255;
+
 /// Resolves `text` lexically against `root` (the canonical root directory).
 /// Absolute paths are accepted when they lie inside the root.
 pub fn resolve(text: &str, root: Option<&Path>) -> Result<RelPath, PathProblem> {
+    normalise(text, root, false)
+}
+
+fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath, PathProblem> {
+    if text.contains('\0') {
+        return Err(PathProblem::Unusable);
+    }
     let path = Path::new(text);
     let rel: &Path = if path.is_absolute() {
         let root = root.ok_or(PathProblem::AbsoluteWithoutRoot)?;
@@ -72,7 +93,16 @@ pub fn resolve(text: &str, root: Option<&Path>) -> Result<RelPath, PathProblem> 
     let mut parts = vec![];
     for c in rel.components() {
         match c {
-            Component::Normal(s) => parts.push(s.to_str().ok_or(PathProblem::Empty)?.to_string()),
+            Component::Normal(s) => {
+                let s = s.to_str().ok_or(PathProblem::Empty)?;
+                if s.len() > NAME_MAX {
+                    return Err(PathProblem::Unusable);
+                }
+                if !internal && parts.is_empty() && s == crate::apply::journal::DIR {
+                    return Err(PathProblem::Reserved);
+                }
+                parts.push(s.to_string());
+            }
             Component::CurDir => {}
             Component::ParentDir => return Err(PathProblem::ParentComponent),
             Component::RootDir | Component::Prefix(_) => return Err(PathProblem::OutsideRoot),

@@ -1,79 +1,143 @@
-//! Carrying out a [`Plan`] so that a patch changes every file or none.
+//! Carrying out a [`Plan`] so that a patch changes every file or none, also
+//! when the process is killed.
 //!
-//! Each step through the [`FileTree`] first records how to undo itself; on
-//! the first failing step the journal is replayed backwards, so the tree is
-//! left as it was. A write in place records the original bytes *before* it
-//! starts, because a write can fail half-way; a creation records its undo
-//! only once it succeeded, because a failed creation leaves nothing (and
-//! undoing it could delete a file someone else made).
+//! Each step first logs how to undo itself in the [`Journal`] (on disk,
+//! before the step runs); on the first failing step the journal is undone
+//! newest first, so the tree is left as it was. A process killed at any
+//! instant leaves the journal for the next run's [`recover`](super::journal::recover).
 //!
-//! What this does not cover: a crash or `SIGKILL` between two steps leaves
-//! the steps done so far, as it would with per-file temp-and-rename.
+//! The steps keep what a file is: a file is written in place when it has
+//! one link; a hard-linked one is moved into the journal's stash (the other
+//! links keep the old inode and bytes) and a new file takes its name. A
+//! deleted file is moved into the stash too, so a rollback brings back the
+//! same inode, owner and mode; a renamed file is renamed, not copied.
 
+use std::borrow::Cow;
+
+use super::fs::{refusal, Refusal};
+use super::journal::{self, Journal, Undo};
 use super::plan::{Change, Plan};
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic};
 use crate::paths::RelPath;
 
-/// How to take back one step; originals are borrowed from the plan.
-enum Undo<'p> {
-    Restore(&'p RelPath, &'p [u8]),
-    Remove(RelPath),
-    Recreate(&'p RelPath, &'p [u8], u32),
-    RemoveDir(RelPath),
-    CreateDir(RelPath),
-}
-
 /// Writes the plan, or restores every step already taken and reports the
 /// failure (and any step the rollback itself could not undo).
 pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
-    let mut journal = vec![];
+    if plan
+        .changes
+        .iter()
+        .all(|c| matches!(c, Change::Unchanged { .. }))
+    {
+        return Ok(());
+    }
+    let mut journal = Journal::begin(tree).map_err(|e| {
+        Diagnostic::new(Code::IoError, format!("cannot start the rollback journal: {e}"))
+            .hint("nothing was changed; check that the root is writable")
+    })?;
+    let mut failure = None;
     for change in &plan.changes {
-        if let Err((path, err)) = step(change, tree, &mut journal) {
-            let failed_rollback = rollback(journal, tree);
-            let mut d = Diagnostic::new(Code::IoError, format!("writing `{path}` failed: {err}"))
-                .path(path.as_str())
-                .hint("nothing was changed; fix the file system problem and apply the same patch again");
-            if !failed_rollback.is_empty() {
-                d = d
-                    .note(format!("the rollback could not restore: {}", failed_rollback.join(", ")))
-                    .hint("the rollback failed part-way; restore the listed files from version control");
-            }
-            return Err(d);
+        if let Err(e) = step(change, tree, &mut journal) {
+            failure = Some(e);
+            break;
         }
     }
-    Ok(())
+    let (journal, (path, err)) = match failure {
+        None => match journal.finish(tree) {
+            Ok(()) => return Ok(()),
+            // The log is still there: the commit point was not reached.
+            Err((journal, e)) => (journal, (journal_log(), e)),
+        },
+        Some(f) => (journal, f),
+    };
+    let failed = journal.rollback(tree);
+    Err(failed_diagnostic(path, err, failed))
+}
+
+fn journal_log() -> RelPath {
+    RelPath::new(&format!("{}/log", journal::DIR)).expect("a valid path")
+}
+
+fn failed_diagnostic(path: RelPath, err: std::io::Error, failed: Vec<String>) -> Diagnostic {
+    let mut d = match refusal(&err) {
+        Some(Refusal::Escapes) => Diagnostic::new(
+            Code::PathEscape,
+            format!("`{path}` leads outside the root"),
+        )
+        .hint("a directory on the way was replaced by a symbolic link while the patch was applied; nothing was changed"),
+        Some(Refusal::Changed) => Diagnostic::new(
+            Code::TargetChanged,
+            format!("`{path}` was changed by another process while the patch was applied"),
+        )
+        .hint("nothing was changed; re-read the file and retry the patch against its new text"),
+        _ => Diagnostic::new(Code::IoError, format!("writing `{path}` failed: {err}"))
+            .hint("nothing was changed; fix the file system problem and apply the same patch again"),
+    };
+    d = d.path(path.as_str());
+    if !failed.is_empty() {
+        d = d
+            .note(format!("the rollback could not restore: {}", failed.join(", ")))
+            .hint("the rollback failed part-way; run `grammar-patch recover --root DIR` to finish it");
+    }
+    d
 }
 
 type StepError = (RelPath, std::io::Error);
 
+/// Logs `undo`, then runs `act`. A failed `act` changed nothing, so its
+/// record is cancelled; except a write in place, which can fail half-way
+/// (a full disk) and is restored like any other step.
+fn logged<'p>(
+    journal: &mut Journal<'p>,
+    tree: &mut dyn FileTree,
+    at: &RelPath,
+    undo: Undo<'p>,
+    act: impl FnOnce(&mut dyn FileTree) -> std::io::Result<()>,
+) -> Result<(), StepError> {
+    let partial = matches!(undo, Undo::Restore { .. });
+    journal.log(tree, undo).map_err(|e| (at.clone(), e))?;
+    act(tree).map_err(|e| {
+        if !partial {
+            journal.cancel(tree);
+        }
+        (at.clone(), e)
+    })
+}
+
 fn step<'p>(
     change: &'p Change<'_>,
     tree: &mut dyn FileTree,
-    journal: &mut Vec<Undo<'p>>,
+    journal: &mut Journal<'p>,
 ) -> Result<(), StepError> {
-    let at = |path: &RelPath| {
-        let path = path.clone();
-        move |e| (path, e)
-    };
     match change {
         Change::Create { path, output } => {
             make_parents(path, tree, journal)?;
-            tree.create(path, &output.chunks(), None)
-                .map_err(at(path))?;
-            journal.push(Undo::Remove(path.clone()));
+            let chunks = output.chunks();
+            logged(journal, tree, path, Undo::Remove { path: path.clone() }, |t| {
+                t.create(path, &chunks, None)
+            })?;
         }
         Change::Write { path, output } => {
-            journal.push(Undo::Restore(path, output.original.as_bytes()));
-            tree.write(path, &output.chunks()).map_err(at(path))?;
+            let original = output.original.as_bytes();
+            let mode = mode_of(tree, path)?;
+            if links(tree, path)? > 1 {
+                replace_linked(path, original, mode, &output.chunks(), tree, journal)?;
+            } else {
+                let undo = Undo::Restore {
+                    path: path.clone(),
+                    bytes: Cow::Borrowed(original),
+                    mode,
+                };
+                let chunks = output.chunks();
+                logged(journal, tree, path, undo, |t| t.write(path, &chunks))?;
+            }
         }
         Change::Delete {
             path,
             original,
             mode,
         } => {
-            tree.remove(path).map_err(at(path))?;
-            journal.push(Undo::Recreate(path, original.as_bytes(), *mode));
+            stash(path, original.as_bytes(), *mode, tree, journal)?;
             prune_empty_parents(path, tree, journal)?;
         }
         Change::Move {
@@ -83,33 +147,51 @@ fn step<'p>(
             mode,
         } => {
             make_parents(to, tree, journal)?;
-            tree.create(to, &output.chunks(), Some(*mode))
-                .map_err(at(to))?;
-            journal.push(Undo::Remove(to.clone()));
-            tree.remove(from).map_err(at(from))?;
-            journal.push(Undo::Recreate(from, output.original.as_bytes(), *mode));
+            let original = output.original.as_bytes();
+            let chunks = output.chunks();
+            if links(tree, from)? > 1 {
+                // The other links keep the old inode and its bytes.
+                logged(journal, tree, to, Undo::Remove { path: to.clone() }, |t| {
+                    t.create(to, &chunks, Some(*mode))
+                })?;
+                stash(from, original, *mode, tree, journal)?;
+            } else {
+                let undo = Undo::Unrename {
+                    from: from.clone(),
+                    to: to.clone(),
+                };
+                logged(journal, tree, to, undo, |t| t.rename(from, to))?;
+                if !same_bytes(original, &chunks) {
+                    let undo = Undo::Restore {
+                        path: to.clone(),
+                        bytes: Cow::Borrowed(original),
+                        mode: *mode,
+                    };
+                    logged(journal, tree, to, undo, |t| t.write(to, &chunks))?;
+                }
+            }
             prune_empty_parents(from, tree, journal)?;
         }
         Change::CreateDir { path } => {
             make_parents(path, tree, journal)?;
-            tree.create_dir(path).map_err(at(path))?;
-            journal.push(Undo::RemoveDir(path.clone()));
+            logged(journal, tree, path, Undo::RemoveDir { path: path.clone() }, |t| {
+                t.create_dir(path)
+            })?;
         }
         Change::RemoveTree { files, dirs, .. } => {
             for (path, original, mode) in files {
-                tree.remove(path).map_err(at(path))?;
-                journal.push(Undo::Recreate(path, original.as_bytes(), *mode));
+                stash(path, original.as_bytes(), *mode, tree, journal)?;
             }
             remove_dirs(dirs, tree, journal)?;
         }
         Change::MoveTree { files, dirs, .. } => {
-            for (from, to, text, mode) in files {
+            for (from, to, _, _) in files {
                 make_parents(to, tree, journal)?;
-                tree.create(to, &[text.as_bytes()], Some(*mode))
-                    .map_err(at(to))?;
-                journal.push(Undo::Remove(to.clone()));
-                tree.remove(from).map_err(at(from))?;
-                journal.push(Undo::Recreate(from, text.as_bytes(), *mode));
+                let undo = Undo::Unrename {
+                    from: from.clone(),
+                    to: to.clone(),
+                };
+                logged(journal, tree, to, undo, |t| t.rename(from, to))?;
             }
             remove_dirs(dirs, tree, journal)?;
         }
@@ -118,79 +200,115 @@ fn step<'p>(
     Ok(())
 }
 
+fn same_bytes(original: &[u8], chunks: &[&[u8]]) -> bool {
+    chunks.iter().map(|c| c.len()).sum::<usize>() == original.len()
+        && chunks.concat() == original
+}
+
+fn mode_of(tree: &dyn FileTree, path: &RelPath) -> Result<u32, StepError> {
+    match tree.entry(path) {
+        Ok(Entry::File { mode }) => Ok(mode),
+        Ok(_) => Err((
+            path.clone(),
+            std::io::Error::other("no longer a regular file"),
+        )),
+        Err(e) => Err((path.clone(), e)),
+    }
+}
+
+fn links(tree: &dyn FileTree, path: &RelPath) -> Result<u64, StepError> {
+    tree.links(path).map_err(|e| (path.clone(), e))
+}
+
+/// Moves a file into the journal's stash (same inode back on rollback);
+/// across file systems, where it cannot move, removes it and keeps its bytes.
+fn stash<'p>(
+    path: &RelPath,
+    original: &'p [u8],
+    mode: u32,
+    tree: &mut dyn FileTree,
+    journal: &mut Journal<'p>,
+) -> Result<(), StepError> {
+    let aside = journal.stash_path(tree).map_err(|e| (path.clone(), e))?;
+    let undo = Undo::Unrename {
+        from: path.clone(),
+        to: aside.clone(),
+    };
+    match logged(journal, tree, path, undo, |t| t.rename(path, &aside)) {
+        Err((_, e)) if e.kind() == std::io::ErrorKind::CrossesDevices => {
+            let undo = Undo::Recreate {
+                path: path.clone(),
+                bytes: Cow::Borrowed(original),
+                mode,
+            };
+            logged(journal, tree, path, undo, |t| t.remove(path))
+        }
+        other => other,
+    }
+}
+
+/// A hard-linked file gets a new inode under its name; the old one, with
+/// every other link, keeps its bytes.
+fn replace_linked<'p>(
+    path: &RelPath,
+    original: &'p [u8],
+    mode: u32,
+    chunks: &[&[u8]],
+    tree: &mut dyn FileTree,
+    journal: &mut Journal<'p>,
+) -> Result<(), StepError> {
+    stash(path, original, mode, tree, journal)?;
+    logged(journal, tree, path, Undo::Remove { path: path.clone() }, |t| {
+        t.create(path, chunks, Some(mode))
+    })
+}
+
 /// Removes emptied directories, innermost first.
-fn remove_dirs(
+fn remove_dirs<'p>(
     dirs: &[RelPath],
     tree: &mut dyn FileTree,
-    journal: &mut Vec<Undo<'_>>,
+    journal: &mut Journal<'p>,
 ) -> Result<(), StepError> {
     for dir in dirs {
-        tree.remove_dir(dir).map_err(|e| (dir.clone(), e))?;
-        journal.push(Undo::CreateDir(dir.clone()));
+        logged(journal, tree, dir, Undo::CreateDir { path: dir.clone() }, |t| {
+            t.remove_dir(dir)
+        })?;
     }
     Ok(())
 }
 
-fn make_parents(
+fn make_parents<'p>(
     path: &RelPath,
     tree: &mut dyn FileTree,
-    journal: &mut Vec<Undo<'_>>,
+    journal: &mut Journal<'p>,
 ) -> Result<(), StepError> {
     for dir in path.ancestors() {
         if tree.entry(&dir).map_err(|e| (dir.clone(), e))? == Entry::Missing {
-            tree.create_dir(&dir).map_err(|e| (dir.clone(), e))?;
-            journal.push(Undo::RemoveDir(dir));
+            let undo = Undo::RemoveDir { path: dir.clone() };
+            logged(journal, tree, &dir, undo, |t| t.create_dir(&dir))?;
         }
     }
     Ok(())
 }
 
 /// Removes the directories that removing `path` left empty, innermost
-/// first, as git does (it cannot keep an empty directory either).
-fn prune_empty_parents(
+/// first, as git does (it cannot keep an empty directory either). Stops at
+/// the first that is not empty, or is a link to a directory.
+fn prune_empty_parents<'p>(
     path: &RelPath,
     tree: &mut dyn FileTree,
-    journal: &mut Vec<Undo<'_>>,
+    journal: &mut Journal<'p>,
 ) -> Result<(), StepError> {
     for dir in path.ancestors().into_iter().rev() {
-        match tree.remove_dir(&dir) {
-            Ok(()) => journal.push(Undo::CreateDir(dir)),
-            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => break,
-            Err(e) => return Err((dir, e)),
+        if tree.entry(&dir).map_err(|e| (dir.clone(), e))? != Entry::Dir {
+            break;
+        }
+        let undo = Undo::CreateDir { path: dir.clone() };
+        match logged(journal, tree, &dir, undo, |t| t.remove_dir(&dir)) {
+            Ok(()) => {}
+            Err((_, e)) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => break,
+            Err(e) => return Err(e),
         }
     }
     Ok(())
-}
-
-/// Undoes the journal, newest first; returns the paths it could not restore.
-fn rollback(journal: Vec<Undo>, tree: &mut dyn FileTree) -> Vec<String> {
-    let mut failed = vec![];
-    for undo in journal.into_iter().rev() {
-        let (path, result) = match undo {
-            Undo::Restore(path, bytes) => {
-                let r = tree.write(path, &[bytes]);
-                (path.clone(), r)
-            }
-            Undo::Remove(path) => {
-                let r = tree.remove(&path);
-                (path, r)
-            }
-            Undo::Recreate(path, bytes, mode) => {
-                let r = tree.create(path, &[bytes], Some(mode));
-                (path.clone(), r)
-            }
-            Undo::RemoveDir(path) => {
-                let r = tree.remove_dir(&path);
-                (path, r)
-            }
-            Undo::CreateDir(path) => {
-                let r = tree.create_dir(&path);
-                (path, r)
-            }
-        };
-        if let Err(e) = result {
-            failed.push(format!("{path} ({e})"));
-        }
-    }
-    failed
 }

@@ -1,65 +1,239 @@
-//! The only code that touches the disk: [`DiskTree`], a [`FileTree`] rooted
-//! at a directory.
+//! The only code that touches the disk: [`DiskTree`], a [`FileTree`] held
+//! by a handle on its root directory.
 //!
-//! Writes go in place (truncate and write the same inode) instead of
-//! temp-file-and-rename: creating a file costs ~0.3 ms on these machines, so
-//! a 2,000-file patch would pay over half a second for renames alone, while
-//! the applier's journal (`commit.rs`) already restores every file on any
-//! failure. In-place writes also keep permissions, ownership and hard links
-//! without copying them. Every open refuses to follow a symbolic link in
-//! the last component (`O_NOFOLLOW`), so a file swapped for a link after
-//! planning is not written through.
+//! - **Beneath the root, at every component.** Every path is opened
+//!   relative to the root's handle (`beneath.rs`), never as a string the
+//!   kernel resolves from `/`; acting on a name (unlink, mkdir, rename) goes
+//!   through its parent directory's handle. A directory swapped for a link
+//!   while we run fails the step with `EXDEV`, reported as `path_escape`.
+//! - **No lost update.** Reading a file records its identity (device,
+//!   inode, size, modification and change times); the first write, removal
+//!   or rename of that path checks it again, and a file someone else changed
+//!   in between fails the step as [`Refusal::Changed`].
+//! - **In place, one link only.** A write goes into the same inode (keeping
+//!   permissions and ownership, cutting the file only when it shrank), and
+//!   only when the file has exactly one link: the commit replaces a
+//!   hard-linked file by a new inode instead, and this refuses to write one
+//!   in place even if asked ([`Refusal::Linked`]).
+//! - **One writer.** [`DiskTree::lock`] takes `flock` on the root's handle.
+//! - **Durability on request.** With [`DiskTree::set_sync`], every write is
+//!   followed by `fsync` of the file and of the directory it changed.
 
-use std::fs::{self, File, OpenOptions};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
 use std::io::{self, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::{self as rfs, AtFlags, FlockOperation, Mode, OFlags, Stat};
+use rustix::io::Errno;
+
+use super::beneath::{self, Resolver};
 use super::tree::{Entry, FileTree};
 use crate::paths::RelPath;
 
+/// A step the disk refused for a reason the patch's reader must hear about
+/// (carried inside an [`io::Error`]; see [`refusal`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The path leads outside the root (a link, or a directory swapped for one).
+    Escapes,
+    /// Another process changed the file after it was read.
+    Changed,
+    /// The file has other hard links; it is never written in place.
+    Linked,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::Escapes => "the path leads outside the root",
+            Refusal::Changed => "the file was changed by another process after it was read",
+            Refusal::Linked => "the file has other hard links",
+        })
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The refusal inside `err`, if it is one.
+pub fn refusal(err: &io::Error) -> Option<Refusal> {
+    if let Some(r) = err.get_ref().and_then(|e| e.downcast_ref::<Refusal>()) {
+        return Some(*r);
+    }
+    match err.raw_os_error() {
+        Some(code) if code == Errno::XDEV.raw_os_error() => Some(Refusal::Escapes),
+        Some(code) if code == Errno::LOOP.raw_os_error() => Some(Refusal::Escapes),
+        _ => None,
+    }
+}
+
+fn refused(r: Refusal) -> io::Error {
+    io::Error::other(r)
+}
+
+/// What identifies a file's content without reading it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: i64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    fn of(st: &Stat) -> Stamp {
+        Stamp {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            size: st.st_size as i64,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+        }
+    }
+}
+
+/// Which lock [`DiskTree::lock`] takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lock {
+    /// Readers (lint, dry runs) share the root.
+    Shared,
+    /// One writer, alone.
+    Exclusive,
+}
+
 pub struct DiskTree {
     root: PathBuf,
+    dir: OwnedFd,
+    resolver: Resolver,
+    sync: bool,
+    /// Identity of every file read, until its first change.
+    stamps: RefCell<HashMap<String, Stamp>>,
+    /// The file `append` last wrote, kept open for the next record.
+    appending: Option<(String, std::fs::File)>,
 }
 
 impl DiskTree {
-    /// `root` must be a directory; it is canonicalised.
+    /// A tree rooted at the directory `root` (canonicalised for messages and
+    /// absolute paths; every access goes through the handle opened here).
     pub fn new(root: &Path) -> io::Result<DiskTree> {
-        let root = fs::canonicalize(root)?;
-        if !root.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::NotADirectory,
-                format!("{}: not a directory", root.display()),
-            ));
-        }
-        Ok(DiskTree { root })
+        let root = std::fs::canonicalize(root)?;
+        let dir = rfs::open(&root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(|e| match e {
+                Errno::NOTDIR => io::Error::new(
+                    io::ErrorKind::NotADirectory,
+                    format!("{}: not a directory", root.display()),
+                ),
+                e => e.into(),
+            })?;
+        Ok(DiskTree {
+            root,
+            dir,
+            resolver: Resolver::Kernel,
+            sync: false,
+            stamps: RefCell::default(),
+            appending: None,
+        })
+    }
+
+    /// Resolves paths component by component, as where `openat2` is missing.
+    pub fn walk_components(mut self) -> Self {
+        self.resolver = Resolver::Walk;
+        self
     }
 
     pub fn root(&self) -> &Path {
         &self.root
     }
 
-    fn abs(&self, path: &RelPath) -> PathBuf {
-        self.root.join(path.as_str())
+    /// `fsync` every file written and every directory changed.
+    pub fn set_sync(&mut self, on: bool) {
+        self.sync = on;
     }
 
-    fn open_nofollow(&self, path: &RelPath, opts: &mut OpenOptions) -> io::Result<File> {
-        opts.custom_flags(libc_nofollow()).open(self.abs(path))
+    /// Takes `lock` on the root, waiting up to `wait`; `false` if another
+    /// process held it all that time. Held until the tree is dropped.
+    pub fn lock(&self, lock: Lock, wait: Duration) -> io::Result<bool> {
+        let op = match lock {
+            Lock::Shared => FlockOperation::NonBlockingLockShared,
+            Lock::Exclusive => FlockOperation::NonBlockingLockExclusive,
+        };
+        let deadline = Instant::now() + wait;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match rfs::flock(&self.dir, op) {
+                Ok(()) => return Ok(true),
+                Err(Errno::WOULDBLOCK) | Err(Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(false);
+            }
+            std::thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
     }
-}
 
-/// `O_NOFOLLOW` without a libc dependency (same value on Linux's main ABIs).
-fn libc_nofollow() -> i32 {
-    if cfg!(any(target_arch = "aarch64", target_arch = "arm")) {
-        0o100000
-    } else {
-        0o400000
+    fn open(&self, path: &RelPath, flags: OFlags, mode: Mode) -> io::Result<OwnedFd> {
+        beneath::open(self.resolver, self.dir.as_fd(), path.as_str(), flags, mode)
+    }
+
+    fn parent<'p>(&self, path: &'p RelPath) -> io::Result<(OwnedFd, &'p str)> {
+        beneath::parent(self.resolver, self.dir.as_fd(), path.as_str())
+    }
+
+    /// Fails with [`Refusal::Changed`] if `st` is not what was read at
+    /// `path`; forgets the stamp, since this step is about to change it.
+    fn unchanged(&self, path: &RelPath, st: &Stat) -> io::Result<()> {
+        match self.stamps.borrow_mut().remove(path.as_str()) {
+            Some(read) if read != Stamp::of(st) => Err(refused(Refusal::Changed)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks a name about to be removed or renamed away.
+    fn unchanged_at(&self, dir: &OwnedFd, name: &str, path: &RelPath) -> io::Result<()> {
+        if !self.stamps.borrow().contains_key(path.as_str()) {
+            return Ok(());
+        }
+        let st = rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        self.unchanged(path, &st)
+    }
+
+    /// Where an escaping path leads, for the message only (the decision was
+    /// made beneath the root's handle): the nearest ancestor that resolves.
+    fn shown(&self, probe: &str) -> String {
+        let mut at = self.root.join(probe);
+        loop {
+            if let Ok(real) = std::fs::canonicalize(&at) {
+                return real.display().to_string();
+            }
+            if let Ok(target) = std::fs::read_link(&at) {
+                return target.display().to_string();
+            }
+            if !at.pop() || at == self.root {
+                return "a place outside the root".into();
+            }
+        }
+    }
+
+    fn synced_dir(&self, dir: &OwnedFd) -> io::Result<()> {
+        if self.sync {
+            // An O_PATH handle cannot be synced; open the directory itself.
+            let d = rfs::openat(dir, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+            rfs::fsync(&d)?;
+        }
+        Ok(())
     }
 }
 
 /// Writes `chunks` through one buffer (pieces are often single lines);
 /// returns the number of bytes written.
-fn write_chunks(file: &File, chunks: &[&[u8]]) -> io::Result<u64> {
+fn write_chunks(file: &std::fs::File, chunks: &[&[u8]]) -> io::Result<u64> {
     let mut out = io::BufWriter::with_capacity(1 << 16, file);
     let mut len = 0;
     for chunk in chunks {
@@ -70,119 +244,210 @@ fn write_chunks(file: &File, chunks: &[&[u8]]) -> io::Result<u64> {
     Ok(len)
 }
 
+fn missing(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
 impl FileTree for DiskTree {
     fn entry(&self, path: &RelPath) -> io::Result<Entry> {
-        match fs::symlink_metadata(self.abs(path)) {
-            Ok(m) if m.file_type().is_symlink() => Ok(Entry::Symlink),
-            Ok(m) if m.is_file() => Ok(Entry::File {
-                mode: m.permissions().mode() & 0o7777,
-            }),
-            Ok(m) if m.is_dir() => Ok(Entry::Dir),
-            Ok(_) => Ok(Entry::Other),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                ) =>
-            {
-                Ok(Entry::Missing)
-            }
-            Err(e) => Err(e),
-        }
+        let (dir, name) = match self.parent(path) {
+            Ok(p) => p,
+            Err(e) if missing(&e) => return Ok(Entry::Missing),
+            Err(e) => return Err(e),
+        };
+        let st = match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => st,
+            Err(Errno::NOENT) | Err(Errno::NOTDIR) => return Ok(Entry::Missing),
+            Err(e) => return Err(e.into()),
+        };
+        Ok(match rfs::FileType::from_raw_mode(st.st_mode) {
+            rfs::FileType::Symlink => Entry::Symlink,
+            rfs::FileType::RegularFile => Entry::File {
+                mode: st.st_mode as u32 & 0o7777,
+            },
+            rfs::FileType::Directory => Entry::Dir,
+            _ => Entry::Other,
+        })
     }
 
     fn escapes(&self, path: &RelPath) -> io::Result<Option<String>> {
-        // The deepest existing ancestor (or the path itself), fully resolved.
-        let mut probe = self.abs(path);
+        // The deepest existing ancestor (or the path itself), links followed
+        // beneath the root only: EXDEV or ELOOP means a link leaves it.
+        let mut probe = path.as_str();
         loop {
-            match fs::canonicalize(&probe) {
-                Ok(real) => {
-                    return Ok((!real.starts_with(&self.root)).then(|| real.display().to_string()));
+            let rel = RelPath::new(probe).unwrap_or_else(|| path.clone());
+            match self.open(&rel, beneath::dir_flags() - OFlags::DIRECTORY, Mode::empty()) {
+                Ok(_) => return Ok(None),
+                Err(e) if refusal(&e) == Some(Refusal::Escapes) => {
+                    return Ok(Some(self.shown(probe)));
                 }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
-                    ) =>
-                {
-                    if fs::symlink_metadata(&probe).is_ok() {
-                        // A dangling link: where it points is unknown, so it may leave.
-                        let target = fs::read_link(&probe)
-                            .map(|t| t.display().to_string())
-                            .unwrap_or_default();
-                        let inside = !Path::new(&target).is_absolute()
-                            && !target.split('/').any(|c| c == "..");
-                        return Ok((!inside).then_some(target));
-                    }
-                    if !probe.pop() || probe == self.root {
-                        return Ok(None);
-                    }
-                }
+                Err(e) if missing(&e) => match probe.rsplit_once('/') {
+                    Some((up, _)) => probe = up,
+                    None => return Ok(None),
+                },
                 Err(e) => return Err(e),
             }
         }
     }
 
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
-        let mut file = self.open_nofollow(path, OpenOptions::new().read(true))?;
-        let size = file.metadata().map_or(0, |m| m.len() as usize);
-        let mut bytes = Vec::with_capacity(size + 1);
+        let fd = self.open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())?;
+        let st = rfs::fstat(&fd)?;
+        let mut file = std::fs::File::from(fd);
+        let mut bytes = Vec::with_capacity(st.st_size as usize + 1);
         io::Read::read_to_end(&mut file, &mut bytes)?;
+        self.stamps
+            .borrow_mut()
+            .insert(path.to_string(), Stamp::of(&st));
         Ok(bytes)
     }
 
     fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
-        // Overwrite, then cut to length: truncating first would free and
-        // reallocate every block (7x slower for 50 files on ext4).
-        let file = self.open_nofollow(path, OpenOptions::new().write(true))?;
-        let len = write_chunks(&file, chunks)?;
-        file.set_len(len)
-    }
-
-    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
-        let mut opts = OpenOptions::new();
-        opts.write(true).create_new(true);
-        if let Some(mode) = mode {
-            opts.mode(mode);
+        let fd = self.open(path, OFlags::WRONLY | OFlags::NOFOLLOW, Mode::empty())?;
+        let st = rfs::fstat(&fd)?;
+        self.unchanged(path, &st)?;
+        if st.st_nlink > 1 {
+            return Err(refused(Refusal::Linked));
         }
-        let file = self.open_nofollow(path, &mut opts)?;
-        let written = write_chunks(&file, chunks).and_then(|_| match mode {
-            // The umask may have narrowed the mode; restore it exactly.
-            Some(mode) => file.set_permissions(fs::Permissions::from_mode(mode)),
-            None => Ok(()),
-        });
-        if let Err(e) = written {
-            drop(file);
-            let _ = fs::remove_file(self.abs(path));
-            return Err(e);
+        // Overwrite, then cut to length only if the file shrank: truncating
+        // first would free and reallocate every block.
+        let file = std::fs::File::from(fd);
+        let len = write_chunks(&file, chunks)?;
+        if len < st.st_size as u64 {
+            file.set_len(len)?;
+        }
+        if self.sync {
+            file.sync_data()?;
         }
         Ok(())
     }
 
+    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
+        let (dir, name) = self.parent(path)?;
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let perm = Mode::from_bits_truncate(mode.unwrap_or(0o666));
+        let file = std::fs::File::from(rfs::openat(&dir, name, flags, perm)?);
+        let written = write_chunks(&file, chunks).and_then(|_| {
+            // The umask may have narrowed the mode; restore it exactly.
+            if let Some(mode) = mode {
+                rfs::fchmod(&file, Mode::from_bits_truncate(mode))?;
+            }
+            if self.sync {
+                file.sync_data()?;
+            }
+            Ok(())
+        });
+        if let Err(e) = written {
+            drop(file);
+            let _ = rfs::unlinkat(&dir, name, AtFlags::empty());
+            return Err(e);
+        }
+        self.synced_dir(&dir)
+    }
+
     fn remove(&mut self, path: &RelPath) -> io::Result<()> {
-        fs::remove_file(self.abs(path))
+        let (dir, name) = self.parent(path)?;
+        self.unchanged_at(&dir, name, path)?;
+        rfs::unlinkat(&dir, name, AtFlags::empty())?;
+        self.synced_dir(&dir)
     }
 
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
-        fs::create_dir(self.abs(path))
+        let (dir, name) = self.parent(path)?;
+        rfs::mkdirat(&dir, name, Mode::from_bits_truncate(0o777))?;
+        self.synced_dir(&dir)
     }
 
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
-        fs::remove_dir(self.abs(path))
+        let (dir, name) = self.parent(path)?;
+        rfs::unlinkat(&dir, name, AtFlags::REMOVEDIR).map_err(|e| match e {
+            Errno::NOTEMPTY | Errno::EXIST => io::Error::new(
+                io::ErrorKind::DirectoryNotEmpty,
+                format!("{path}: directory not empty"),
+            ),
+            e => e.into(),
+        })?;
+        self.synced_dir(&dir)
     }
 
-    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
+    fn list(&self, path: &RelPath) -> io::Result<Vec<String>> {
+        let fd = self.open(
+            path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )?;
         let mut names = vec![];
-        for entry in fs::read_dir(self.abs(dir))? {
-            let name = entry?.file_name();
-            names.push(name.into_string().map_err(|n| {
+        for entry in rfs::Dir::read_from(&fd)? {
+            let entry = entry?;
+            let name = entry.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            names.push(String::from_utf8(name.to_vec()).map_err(|n| {
                 io::Error::new(
                     io::ErrorKind::InvalidData,
-                    format!("{}: a name that is not UTF-8", n.to_string_lossy()),
+                    format!("{}: a name that is not UTF-8", String::from_utf8_lossy(n.as_bytes())),
                 )
             })?);
         }
         names.sort();
         Ok(names)
+    }
+
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
+        let (src, from_name) = self.parent(from)?;
+        let (dst, to_name) = self.parent(to)?;
+        self.unchanged_at(&src, from_name, from)?;
+        rename_noreplace(&src, from_name, &dst, to_name)?;
+        self.synced_dir(&src)?;
+        self.synced_dir(&dst)
+    }
+
+    fn links(&self, path: &RelPath) -> io::Result<u64> {
+        let (dir, name) = self.parent(path)?;
+        Ok(rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)?.st_nlink as u64)
+    }
+
+    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
+        if self.appending.as_ref().is_none_or(|(p, _)| p != path.as_str()) {
+            let (dir, name) = self.parent(path)?;
+            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = rfs::openat(&dir, name, flags, Mode::from_bits_truncate(0o600))?;
+            self.synced_dir(&dir)?;
+            self.appending = Some((path.to_string(), fd.into()));
+        }
+        let (_, file) = self.appending.as_mut().expect("opened above");
+        let mut slices: Vec<io::IoSlice> = bytes.iter().map(|b| io::IoSlice::new(b)).collect();
+        let mut rest = &mut slices[..];
+        while !rest.is_empty() {
+            let n = file.write_vectored(rest)?;
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
+            }
+            io::IoSlice::advance_slices(&mut rest, n);
+        }
+        if self.sync {
+            file.sync_data()?;
+        }
+        Ok(())
+    }
+}
+
+/// Renames without replacing what is at the destination.
+fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    match rfs::renameat_with(src, from, dst, to, rfs::RenameFlags::NOREPLACE) {
+        Err(Errno::INVAL) | Err(Errno::NOSYS) => {} // the file system lacks it
+        other => return other.map_err(io::Error::from),
+    }
+    // Check, then rename: a window another writer could use, where the
+    // kernel offers nothing better.
+    match rfs::statat(dst, to, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(_) => Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{to}: exists"))),
+        Err(Errno::NOENT) => Ok(rfs::renameat(src, from, dst, to)?),
+        Err(e) => Err(e.into()),
     }
 }

@@ -559,9 +559,13 @@ impl<'f, 'r> Engine<'f, 'r> {
             }
         }
         if m.scope_end {
-            match self.block_end(region.end.saturating_sub(1).max(region.start)) {
-                Some(end) if region.end > region.start => region.end = end.max(region.end),
-                _ => warnings.push(
+            // An empty region (`^`, `$`) has no last line to open a block.
+            let end = (region.end > region.start)
+                .then(|| self.block_end(region.end - 1))
+                .flatten();
+            match end {
+                Some(end) => region.end = end.max(region.end),
+                None => warnings.push(
                     Diagnostic::new(
                         Code::ScopeEndIgnored,
                         "`scope_end` is ignored: the snippet's last line opens no block",

@@ -161,6 +161,14 @@ impl OpCx<'_> {
     }
 
     fn io_error<T>(&mut self, path: &PathRef, err: std::io::Error) -> Option<T> {
+        if super::fs::refusal(&err) == Some(super::fs::Refusal::Escapes) {
+            return self.fail(
+                Diagnostic::new(Code::PathEscape, format!("`{}` leads outside the root", path.text))
+                    .at(path.span, "a symbolic link on this path leaves the root")
+                    .path(path.text.as_str())
+                    .hint("patch files inside the root only; symbolic links that leave it are never followed"),
+            );
+        }
         self.fail(
             Diagnostic::new(Code::IoError, format!("`{}`: {err}", path.text))
                 .at(path.span, "could not be read")
@@ -1126,7 +1134,9 @@ impl Locating<'_, '_> {
             };
         }
         let exact_at_hint = near.filter(|&h| {
-            h >= from && (!loc.at_eof || h + n == file.len()) && file.matches_at(h, &edit.old, None)
+            h >= from
+                && (!loc.at_eof || h.checked_add(n) == Some(file.len()))
+                && file.matches_at(h, &edit.old, None)
         });
         let (start, relax) = match exact_at_hint {
             Some(h) => (h, None),

@@ -166,7 +166,8 @@ impl<'a> FileText<'a> {
 
     /// Whether `block` matches starting at line `at`.
     pub fn matches_at(&self, at: usize, block: &[Line], relax: Option<Relax>) -> bool {
-        at + block.len() <= self.len()
+        at.checked_add(block.len())
+            .is_some_and(|end| end <= self.len())
             && block
                 .iter()
                 .enumerate()

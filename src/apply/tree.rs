@@ -38,6 +38,13 @@ pub trait FileTree {
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()>;
     /// The names in a directory, sorted.
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;
+    /// Moves a file or directory; fails if anything exists at `to`.
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()>;
+    /// How many hard links the file at `path` has (1 for a file no other
+    /// name shares). A file with more is never written in place.
+    fn links(&self, path: &RelPath) -> io::Result<u64>;
+    /// Appends `bytes` to a file, creating it if missing (the journal's log).
+    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()>;
 }
 
 /// A tree in memory: files with modes, and directories.
@@ -148,6 +155,54 @@ impl FileTree for MemTree {
         }
         if !self.dirs.remove(path.as_str()) {
             return Err(not_found(path));
+        }
+        Ok(())
+    }
+
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
+        if self.entry(to)? != Entry::Missing {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{to}: exists"),
+            ));
+        }
+        if !self.parent_exists(to) {
+            return Err(not_found(to));
+        }
+        if let Some(file) = self.files.remove(from.as_str()) {
+            self.files.insert(to.to_string(), file);
+            return Ok(());
+        }
+        if !self.dirs.remove(from.as_str()) {
+            return Err(not_found(from));
+        }
+        let prefix = format!("{from}/");
+        let moved = |k: &&String| k.starts_with(&prefix);
+        let files: Vec<String> = self.files.keys().filter(moved).cloned().collect();
+        for k in files {
+            let v = self.files.remove(&k).expect("listed");
+            self.files.insert(format!("{to}{}", &k[from.as_str().len()..]), v);
+        }
+        let dirs: Vec<String> = self.dirs.iter().filter(moved).cloned().collect();
+        for k in dirs {
+            self.dirs.remove(&k);
+            self.dirs.insert(format!("{to}{}", &k[from.as_str().len()..]));
+        }
+        self.dirs.insert(to.to_string());
+        Ok(())
+    }
+
+    fn links(&self, path: &RelPath) -> io::Result<u64> {
+        self.files.get(path.as_str()).map(|_| 1).ok_or_else(|| not_found(path))
+    }
+
+    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
+        if !self.files.contains_key(path.as_str()) {
+            self.create(path, &[], None)?;
+        }
+        let file = self.files.get_mut(path.as_str()).ok_or_else(|| not_found(path))?;
+        for b in bytes {
+            file.0.extend_from_slice(b);
         }
         Ok(())
     }

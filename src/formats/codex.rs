@@ -16,7 +16,10 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
+use super::{
+    finish, line_number, line_span_of, marker_path, rule_names, span_of, syntax_error,
+    MAX_LINE_NUMBER,
+};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
@@ -247,10 +250,17 @@ impl<'a> Lower<'a> {
                 Rule::hunk_header => {
                     for part in p.into_inner() {
                         match part.as_rule() {
-                            Rule::line_number => {
-                                let n: usize = part.as_str().parse().unwrap_or(usize::MAX);
-                                edit.locator.hint = Some(Hint::From(n.saturating_sub(1)));
-                            }
+                            Rule::line_number => match line_number(part.as_str()) {
+                                Some(n) => edit.locator.hint = Some(Hint::From(n.saturating_sub(1))),
+                                None => {
+                                    self.diags.push(
+                                        Diagnostic::new(Code::InvalidHunkHeader, "the line number in `@@ :N` is too large")
+                                            .at(self.span(&part), format!("at most {MAX_LINE_NUMBER}"))
+                                            .hint("write `@@ :N` with the line where the hunk starts, or `@@` alone"),
+                                    );
+                                    return None;
+                                }
+                            },
                             Rule::context_text if !part.as_str().trim().is_empty() => {
                                 let text =
                                     part.as_str().strip_suffix('\r').unwrap_or(part.as_str());

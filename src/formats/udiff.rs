@@ -18,7 +18,7 @@ use pest::iterators::{Pair, Pairs};
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_span_of, rule_names, span_of, syntax_error};
+use super::{finish, line_number, line_span_of, rule_names, span_of, syntax_error, MAX_LINE_NUMBER};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
@@ -310,14 +310,20 @@ impl<'a> Lower<'a> {
             );
             return None;
         }
-        let ranges: Vec<(usize, Option<usize>)> = header
+        let ranges: Option<Vec<(usize, Option<usize>)>> = header
             .into_inner()
             .filter(|p| p.as_rule() == Rule::range)
             .map(|r| range(r.into_inner()))
             .collect();
-        let [(old_start, old_count), (_, new_count)] = ranges[..] else {
+        let Some([(old_start, old_count), (_, new_count)]) = ranges.as_deref() else {
+            self.diags.push(
+                Diagnostic::new(Code::InvalidHunkHeader, "a number in the hunk header is too large")
+                    .at(header_span, format!("line numbers and counts are at most {MAX_LINE_NUMBER}"))
+                    .hint("write the line number where the hunk starts in the file, and the number of lines it covers"),
+            );
             return None;
         };
+        let (old_start, old_count, new_count) = (*old_start, *old_count, *new_count);
 
         let mut edit = Edit {
             old: vec![],
@@ -639,14 +645,12 @@ impl<'a> Lower<'a> {
     }
 }
 
-fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
-    let mut next = || {
-        numbers
-            .next()
-            .map(|n| n.as_str().parse::<usize>().unwrap_or(usize::MAX))
-    };
-    let start = next().unwrap_or(0);
-    (start, next())
+/// `START[,COUNT]`, or `None` when a number is over [`MAX_LINE_NUMBER`].
+fn range(numbers: Pairs<Rule>) -> Option<(usize, Option<usize>)> {
+    let mut parsed = numbers.map(|n| line_number(n.as_str()));
+    let start = parsed.next().unwrap_or(Some(0))?;
+    let count = parsed.next().map(|c| c.ok_or(())).transpose().ok()?;
+    Some((start, count))
 }
 
 /// Strips `a/` and `b/` when every real path of the pair carries its prefix.

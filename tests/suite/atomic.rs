@@ -7,6 +7,7 @@ use std::cell::Cell;
 use std::io;
 use std::path::Path;
 
+use grammar_patch::apply::journal::{recover, Recovered};
 use grammar_patch::apply::{DiskTree, Entry, FileTree, MemTree};
 use grammar_patch::error::Code;
 use grammar_patch::paths::RelPath;
@@ -77,6 +78,17 @@ impl<T: FileTree> FileTree for Faulty<T> {
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
         self.inner.list(dir)
     }
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
+        self.step()?;
+        self.inner.rename(from, to)
+    }
+    fn links(&self, path: &RelPath) -> io::Result<u64> {
+        self.inner.links(path)
+    }
+    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
+        self.step()?;
+        self.inner.append(path, bytes)
+    }
 }
 
 /// Touches five files: modify, add (in new directories), delete, rename with edit.
@@ -141,10 +153,21 @@ fn steps_of_success() -> usize {
 fn every_failing_step_leaves_memory_tree_unchanged() {
     let n = steps_of_success();
     assert!(n >= 8, "expected a commit of several steps, got {n}");
+    let mut after = mem_before();
+    assert!(apply(&mut after).ok());
+    let mut committed = 0;
     for k in 0..n {
         let before = mem_before();
         let mut tree = Faulty::new(before.clone(), k);
         let outcome = apply(&mut tree);
+        if outcome.ok() {
+            // The fault hit the clean-up after the commit point: every file
+            // is written, and the next run's recovery removes the journal.
+            committed += 1;
+            assert_eq!(recover(&mut tree.inner).unwrap(), Recovered::Cleaned, "step {k}");
+            assert_eq!(tree.inner, after, "step {k}");
+            continue;
+        }
         let err = outcome
             .diagnostics
             .iter()
@@ -154,6 +177,8 @@ fn every_failing_step_leaves_memory_tree_unchanged() {
         assert_eq!(outcome.exit_code(), 2);
         assert_eq!(tree.inner, before, "step {k} left the tree changed");
     }
+    // Only the last steps (removing the stash and the journal) come after it.
+    assert!((1..=4).contains(&committed), "{committed} of {n} steps after the commit point");
 }
 
 /// A path under the root: a directory (`None`) or a file's bytes and mode.
@@ -208,12 +233,23 @@ fn disk_before(root: &Path) {
 #[test]
 fn every_failing_step_leaves_disk_tree_unchanged() {
     let n = steps_of_success();
+    let after = {
+        let tmp = tempfile::tempdir().unwrap();
+        disk_before(tmp.path());
+        assert!(apply(&mut DiskTree::new(tmp.path()).unwrap()).ok());
+        disk_state(tmp.path())
+    };
     for k in 0..n {
         let tmp = tempfile::tempdir().unwrap();
         disk_before(tmp.path());
         let before = disk_state(tmp.path());
         let mut tree = Faulty::new(DiskTree::new(tmp.path()).unwrap(), k);
         let outcome = apply(&mut tree);
+        if outcome.ok() {
+            assert_eq!(recover(&mut tree.inner).unwrap(), Recovered::Cleaned, "step {k}");
+            assert_eq!(disk_state(tmp.path()), after, "step {k}");
+            continue;
+        }
         assert_eq!(
             outcome
                 .diagnostics

@@ -365,10 +365,16 @@ fn assert_covered(format: Format, codes: &[Code]) {
 
 /// Every error code a udiff patch can raise has a fixture that raises it.
 /// (`io_error` comes from the file system, not a patch: see atomic.rs;
+/// `target_changed` and `root_busy` from other processes: see trust.rs;
 /// `id_mismatch` belongs to ap.)
 #[test]
 fn udiff_fixtures_cover_every_udiff_error_code() {
-    let not_from_udiff = [Code::IoError, Code::IdMismatch];
+    let not_from_udiff = [
+        Code::IoError,
+        Code::TargetChanged,
+        Code::RootBusy,
+        Code::IdMismatch,
+    ];
     let codes: Vec<Code> = Code::ALL
         .iter()
         .copied()

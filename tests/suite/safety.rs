@@ -218,6 +218,15 @@ impl FileTree for Swapping {
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
         self.inner.list(dir)
     }
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
+        self.inner.rename(from, to)
+    }
+    fn links(&self, path: &RelPath) -> io::Result<u64> {
+        self.inner.links(path)
+    }
+    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
+        self.inner.append(path, bytes)
+    }
 }
 
 #[test]
@@ -237,7 +246,8 @@ fn a_file_swapped_for_a_link_after_planning_is_not_written_through() {
             Some(&root),
         );
         assert!(!outcome.ok(), "{format}: the write went through the link");
-        assert_eq!(outcome.diagnostics[0].code, Code::IoError, "{format}");
+        // Refused beneath the root's handle: the path now leads outside.
+        assert_eq!(outcome.diagnostics[0].code, Code::PathEscape, "{format}");
         assert_eq!(
             fs::read_to_string(base.path().join("outside/outside.txt")).unwrap(),
             "old\n",
