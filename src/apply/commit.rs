@@ -97,7 +97,8 @@ fn logged<'p>(
     let partial = matches!(undo, Undo::Restore { .. });
     journal.log(tree, undo).map_err(|e| (at.clone(), e))?;
     act(tree).map_err(|e| {
-        if !partial {
+        // A refusal comes before the first byte is written.
+        if !partial || refusal(&e).is_some() {
             journal.cancel(tree);
         }
         (at.clone(), e)
@@ -208,10 +209,8 @@ fn same_bytes(original: &[u8], chunks: &[&[u8]]) -> bool {
 fn mode_of(tree: &dyn FileTree, path: &RelPath) -> Result<u32, StepError> {
     match tree.entry(path) {
         Ok(Entry::File { mode }) => Ok(mode),
-        Ok(_) => Err((
-            path.clone(),
-            std::io::Error::other("no longer a regular file"),
-        )),
+        // Gone or replaced since planning: someone else changed it.
+        Ok(_) => Err((path.clone(), std::io::Error::other(Refusal::Changed))),
         Err(e) => Err((path.clone(), e)),
     }
 }

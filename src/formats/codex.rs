@@ -206,6 +206,7 @@ impl<'a> Lower<'a> {
             }
         }
         let n_hunks = hunks.len();
+        let reported = self.diags.len();
         let mut edits = vec![];
         for (i, hunk) in hunks.into_iter().enumerate() {
             if let Some(edit) = self.hunk(hunk, i + 1 == n_hunks) {
@@ -214,7 +215,10 @@ impl<'a> Lower<'a> {
         }
         // A trailing `@@` with nothing after it changes nothing; only an
         // update with no change at all is refused.
-        if edits.iter().all(|e| e.old.is_empty() && e.new.is_empty()) && move_to.is_none() {
+        if edits.iter().all(|e| e.old.is_empty() && e.new.is_empty())
+            && move_to.is_none()
+            && self.diags.len() == reported
+        {
             self.diags.push(
                 Diagnostic::new(Code::InvalidHunkBody, "this update changes nothing")
                     .at(span, "no hunk line follows")

@@ -21,3 +21,6 @@ mod safety;
 mod sequential;
 /// Tree copying and comparison shared by the modules below.
 mod support;
+/// The trust boundary under attack: hard links, swapped directories,
+/// `kill -9`, concurrent applies, edits between read and write.
+mod trust;

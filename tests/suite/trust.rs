@@ -1,0 +1,629 @@
+//! The trust boundary under attack, the way the world attacks it: hard
+//! links out of the root, a directory swapped for a link mid-apply, `kill -9`
+//! at any instant, two applies at once, another process editing a target
+//! between our read and our write.
+//!
+//! The process-level attacks run at reduced counts here; `tools/attacks.sh`
+//! runs them at full counts (`GRAMMAR_PATCH_ATTACKS=full`) and prints the
+//! figures the README quotes.
+
+use std::fs;
+use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use grammar_patch::apply::journal::DIR as JOURNAL;
+use grammar_patch::apply::{self, open_root, DiskTree, FileTree, DEFAULT_WAIT};
+use grammar_patch::error::Code;
+use grammar_patch::formats::Format;
+use grammar_patch::{run, Mode};
+
+use super::support::Snapshot;
+
+fn full() -> bool {
+    std::env::var("GRAMMAR_PATCH_ATTACKS").as_deref() == Ok("full")
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_grammar-patch"))
+}
+
+fn apply_on_disk(root: &Path, patch: &str, format: Format) -> grammar_patch::Outcome {
+    let mut tree = DiskTree::new(root).unwrap();
+    let canonical = tree.root().to_path_buf();
+    run(
+        patch,
+        Some(format),
+        Mode::Apply { dry_run: false },
+        Some(&mut tree),
+        Some(&canonical),
+    )
+}
+
+/// A patch in `format` that changes line `two` of `path` to `TWO`.
+fn modify(format: Format, path: &str) -> String {
+    match format {
+        Format::Udiff => format!("--- a/{path}\n+++ b/{path}\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"),
+        Format::Codex => format!("*** Begin Patch\n*** Update File: {path}\n@@\n one\n-two\n+TWO\n three\n*** End Patch\n"),
+        Format::Repopatch => format!("PATCHSET\nPATCH {path}\nREPLACE\n- two\n---\n. TWO\nENDPATCH\nENDPATCHSET\n"),
+        Format::Ap => format!("0a1b2c3d AP 3.1\n0a1b2c3d FILE\n{path}\n0a1b2c3d REPLACE\n0a1b2c3d snippet\ntwo\n0a1b2c3d content\nTWO\n"),
+    }
+}
+
+const FORMATS: [Format; 4] = [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap];
+const TEXT: &str = "one\ntwo\nthree\n";
+
+/// A file hard-linked from outside the root gets a new inode; the outside
+/// name keeps its bytes and inode. So does a second name inside the root.
+#[test]
+fn a_hard_linked_target_is_never_written_in_place() {
+    for format in FORMATS {
+        let base = tempfile::tempdir().unwrap();
+        let (root, outside) = (base.path().join("root"), base.path().join("outside"));
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("secret.txt"), TEXT).unwrap();
+        fs::hard_link(outside.join("secret.txt"), root.join("a.txt")).unwrap();
+        fs::set_permissions(root.join("a.txt"), fs::Permissions::from_mode(0o751)).unwrap();
+        fs::write(root.join("b.txt"), TEXT).unwrap();
+        fs::hard_link(root.join("b.txt"), root.join("b2.txt")).unwrap();
+        let ino = fs::metadata(outside.join("secret.txt")).unwrap().ino();
+        for path in ["a.txt", "b.txt"] {
+            let outcome = apply_on_disk(&root, &modify(format, path), format);
+            assert!(outcome.ok(), "{format}: {:?}", outcome.diagnostics);
+        }
+        let want = TEXT.replace("two", "TWO");
+        assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), want, "{format}");
+        assert_eq!(fs::read_to_string(root.join("b.txt")).unwrap(), want, "{format}");
+        assert_eq!(fs::read_to_string(outside.join("secret.txt")).unwrap(), TEXT, "{format}: written through the link");
+        assert_eq!(fs::read_to_string(root.join("b2.txt")).unwrap(), TEXT, "{format}");
+        let secret = fs::metadata(outside.join("secret.txt")).unwrap();
+        assert_eq!((secret.ino(), secret.nlink()), (ino, 1), "{format}");
+        let a = fs::metadata(root.join("a.txt")).unwrap();
+        assert_ne!(a.ino(), ino, "{format}");
+        assert_eq!(a.permissions().mode() & 0o7777, 0o751, "{format}: mode kept");
+        assert!(!root.join(JOURNAL).exists());
+    }
+}
+
+/// A rollback puts a hard-linked target's old inode back under its name.
+#[test]
+fn a_rolled_back_hard_link_is_the_same_inode_again() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(base.path().join("outside.txt"), TEXT).unwrap();
+    fs::hard_link(base.path().join("outside.txt"), root.join("a.txt")).unwrap();
+    fs::write(root.join("b.txt"), TEXT).unwrap();
+    let ino = fs::metadata(root.join("a.txt")).unwrap().ino();
+    // a.txt gets a new inode, then the in-place write of b.txt fails.
+    let patch = format!("{}{}", modify(Format::Udiff, "a.txt"), modify(Format::Udiff, "b.txt"));
+    let mut tree = Faulty::new(DiskTree::new(&root).unwrap());
+    let outcome = run(patch, None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
+    assert!(!outcome.ok());
+    let a = fs::metadata(root.join("a.txt")).unwrap();
+    assert_eq!((a.ino(), a.nlink()), (ino, 2));
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), TEXT);
+    assert!(!root.join(JOURNAL).exists());
+}
+
+/// A deleted file restored by a rollback is the same inode, owner and mode;
+/// a rename is a rename (no copy), and is undone as one.
+#[test]
+fn rollback_restores_deleted_and_renamed_files_as_they_were() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::write(root.join("gone.txt"), "bye\n").unwrap();
+    fs::set_permissions(root.join("gone.txt"), fs::Permissions::from_mode(0o640)).unwrap();
+    fs::write(root.join("big.txt"), "x\n".repeat(1 << 20)).unwrap();
+    fs::write(root.join("z.txt"), "z\n").unwrap();
+    let ino = |p: &str| fs::metadata(root.join(p)).unwrap().ino();
+    let (gone, big) = (ino("gone.txt"), ino("big.txt"));
+    let mut tree = Faulty::new(DiskTree::new(root).unwrap());
+    let patch = "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\
+                 diff --git a/big.txt b/moved.txt\nrename from big.txt\nrename to moved.txt\n\
+                 diff --git a/z.txt b/z.txt\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-z\n+Z\n";
+    let outcome = run(patch, None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
+    assert_eq!(outcome.diagnostics[0].code, Code::IoError, "the write of z.txt was to fail");
+    assert_eq!(ino("gone.txt"), gone);
+    assert_eq!(fs::metadata(root.join("gone.txt")).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_eq!(ino("big.txt"), big);
+    assert!(!root.join("moved.txt").exists());
+    assert!(!root.join(JOURNAL).exists());
+    // Without the fault the rename keeps the inode: no copy was made.
+    let outcome = apply_on_disk(root, patch, Format::Udiff);
+    assert!(outcome.ok(), "{:?}", outcome.diagnostics);
+    assert_eq!(ino("moved.txt"), big);
+}
+
+/// A disk tree whose in-place writes fail, as a file nobody may write.
+struct Faulty(DiskTree);
+
+impl Faulty {
+    fn new(tree: DiskTree) -> Self {
+        Faulty(tree)
+    }
+}
+
+impl FileTree for Faulty {
+    fn entry(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<apply::Entry> {
+        self.0.entry(p)
+    }
+    fn escapes(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Option<String>> {
+        self.0.escapes(p)
+    }
+    fn read(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Vec<u8>> {
+        self.0.read(p)
+    }
+    fn write(&mut self, p: &grammar_patch::paths::RelPath, _: &[&[u8]]) -> std::io::Result<()> {
+        Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{p}: read-only")))
+    }
+    fn create(&mut self, p: &grammar_patch::paths::RelPath, c: &[&[u8]], m: Option<u32>) -> std::io::Result<()> {
+        self.0.create(p, c, m)
+    }
+    fn remove(&mut self, p: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
+        self.0.remove(p)
+    }
+    fn create_dir(&mut self, p: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
+        self.0.create_dir(p)
+    }
+    fn remove_dir(&mut self, p: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
+        self.0.remove_dir(p)
+    }
+    fn list(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Vec<String>> {
+        self.0.list(p)
+    }
+    fn rename(&mut self, a: &grammar_patch::paths::RelPath, b: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
+        self.0.rename(a, b)
+    }
+    fn links(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<u64> {
+        self.0.links(p)
+    }
+    fn append(&mut self, p: &grammar_patch::paths::RelPath, b: &[&[u8]]) -> std::io::Result<()> {
+        self.0.append(p, b)
+    }
+}
+
+/// A target that cannot be written: the tree is restored, and the report
+/// says so (it once claimed the rollback had failed).
+#[test]
+fn an_unwritable_target_is_reported_without_a_false_rollback_failure() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
+    let before = Snapshot::load(tmp.path());
+    let mut tree = Faulty::new(DiskTree::new(tmp.path()).unwrap());
+    let outcome = run(modify(Format::Udiff, "a.txt"), None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
+    let d = &outcome.diagnostics[0];
+    assert_eq!(d.code, Code::IoError);
+    assert!(d.notes.iter().all(|n| !n.contains("rollback")), "{:?}", d.notes);
+    assert_eq!(Snapshot::load(tmp.path()), before);
+}
+
+/// Planned, then another process edits the target: `target_changed`, the
+/// other process's edit kept, nothing of ours written.
+#[test]
+fn a_target_changed_after_it_was_read_is_never_overwritten() {
+    for format in FORMATS {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
+        fs::write(tmp.path().join("b.txt"), TEXT).unwrap();
+        let patch = format!("{}", modify(format, "b.txt"));
+        let first = modify(format, "a.txt");
+        let both = match format {
+            Format::Udiff => format!("{first}{patch}"),
+            Format::Codex => first.replace("*** End Patch\n", &patch.replace("*** Begin Patch\n", "")),
+            Format::Repopatch => first.replace("ENDPATCHSET\n", &patch.replacen("PATCHSET\n", "", 1)),
+            Format::Ap => format!("{first}{}", patch.replace("0a1b2c3d AP 3.1\n", "")),
+        };
+        let mut tree = DiskTree::new(tmp.path()).unwrap();
+        let parsed = grammar_patch::unwrap::unwrap(both.clone());
+        let (ir, _) = grammar_patch::formats::parse(format, &parsed.text, parsed.body, Default::default()).unwrap();
+        let plan = apply::plan(&ir, &tree, None).unwrap();
+        fs::write(tmp.path().join("b.txt"), "edited by someone else\n").unwrap();
+        let err = apply::commit(&plan, &mut tree).unwrap_err();
+        assert_eq!(err.code, Code::TargetChanged, "{format}: {}", err.message);
+        assert_eq!(fs::read_to_string(tmp.path().join("b.txt")).unwrap(), "edited by someone else\n");
+        assert_eq!(fs::read_to_string(tmp.path().join("a.txt")).unwrap(), TEXT, "{format}: a.txt not rolled back");
+        assert!(!tmp.path().join(JOURNAL).exists());
+    }
+}
+
+/// Planned, then a directory on the way is swapped for a link out of the
+/// root: the commit refuses beneath the root's handle, nothing outside.
+#[test]
+fn a_directory_swapped_for_a_link_after_planning_is_refused() {
+    for walk in [false, true] {
+        let base = tempfile::tempdir().unwrap();
+        let (root, outside) = (base.path().join("root"), base.path().join("outside"));
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(root.join("sub/a.txt"), TEXT).unwrap();
+        fs::write(outside.join("a.txt"), TEXT).unwrap();
+        let patch = format!(
+            "{}--- /dev/null\n+++ b/sub/new.txt\n@@ -0,0 +1 @@\n+new\n",
+            modify(Format::Udiff, "sub/a.txt")
+        );
+        let mut tree = DiskTree::new(&root).unwrap();
+        if walk {
+            tree = tree.walk_components();
+        }
+        let parsed = grammar_patch::unwrap::unwrap(patch);
+        let (ir, _) = grammar_patch::formats::parse(Format::Udiff, &parsed.text, parsed.body, Default::default()).unwrap();
+        let plan = apply::plan(&ir, &tree, None).unwrap();
+        fs::rename(root.join("sub"), root.join("sub.old")).unwrap();
+        symlink(&outside, root.join("sub")).unwrap();
+        let err = apply::commit(&plan, &mut tree).unwrap_err();
+        assert_eq!(err.code, Code::PathEscape, "walk={walk}: {}", err.message);
+        assert_eq!(Snapshot::load(&outside).files.len(), 1, "walk={walk}: created outside");
+        assert_eq!(fs::read_to_string(outside.join("a.txt")).unwrap(), TEXT, "walk={walk}");
+    }
+}
+
+/// The portable resolution refuses what the kernel's refuses, and follows
+/// links that stay inside.
+#[test]
+fn the_component_walk_keeps_links_inside_the_root() {
+    let base = tempfile::tempdir().unwrap();
+    let root = base.path().join("root");
+    fs::create_dir_all(root.join("real/deep")).unwrap();
+    fs::write(root.join("real/deep/a.txt"), TEXT).unwrap();
+    symlink("real", root.join("in")).unwrap();
+    symlink("../in/deep", root.join("real/up")).unwrap();
+    symlink("..", root.join("real/parent")).unwrap();
+    symlink("../..", root.join("out")).unwrap();
+    symlink("/etc", root.join("abs")).unwrap();
+    for tree in [DiskTree::new(&root).unwrap(), DiskTree::new(&root).unwrap().walk_components()] {
+        let p = |s: &str| grammar_patch::paths::RelPath::new(s).unwrap();
+        assert_eq!(tree.read(&p("in/deep/a.txt")).unwrap(), TEXT.as_bytes());
+        assert_eq!(tree.read(&p("real/up/a.txt")).unwrap(), TEXT.as_bytes());
+        assert_eq!(tree.read(&p("real/parent/real/deep/a.txt")).unwrap(), TEXT.as_bytes());
+        for escape in ["out/x", "abs/passwd", "real/parent/out/x"] {
+            assert!(tree.escapes(&p(escape)).unwrap().is_some(), "{escape}");
+            let e = tree.read(&p(escape)).unwrap_err();
+            assert_eq!(apply::fs::refusal(&e), Some(apply::fs::Refusal::Escapes), "{escape}: {e}");
+        }
+    }
+}
+
+/// Deleting the only file of a directory reached through an in-root link
+/// to a directory: the file goes, the link stays.
+#[test]
+fn deleting_through_an_in_root_directory_link_keeps_the_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir_all(tmp.path().join("real")).unwrap();
+    fs::write(tmp.path().join("real/only.txt"), "x\n").unwrap();
+    symlink("real", tmp.path().join("alias")).unwrap();
+    let outcome = apply_on_disk(tmp.path(), "--- a/alias/only.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n", Format::Udiff);
+    assert!(outcome.ok(), "{:?}", outcome.diagnostics);
+    assert!(!tmp.path().join("real/only.txt").exists());
+    assert!(fs::symlink_metadata(tmp.path().join("alias")).unwrap().file_type().is_symlink());
+}
+
+/// The journal's directory is no patch's target.
+#[test]
+fn the_journal_cannot_be_targeted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outcome = apply_on_disk(tmp.path(), &format!("--- /dev/null\n+++ b/{JOURNAL}/log\n@@ -0,0 +1 @@\n+x\n"), Format::Udiff);
+    assert_eq!(outcome.diagnostics[0].code, Code::PathEscape);
+    assert!(!tmp.path().join(JOURNAL).exists());
+}
+
+/// A tree of `n` files, and a udiff patch that modifies, renames (with an
+/// edit), deletes and adds: every kind of step the commit journals.
+fn many_files(root: &Path, n: usize) -> String {
+    let mut patch = String::new();
+    let body: String = (0..12).map(|k| format!("line {k}\n")).collect();
+    for i in 0..n {
+        let path = format!("d{}/f{i}.txt", i % 10);
+        fs::create_dir_all(root.join(format!("d{}", i % 10))).unwrap();
+        fs::write(root.join(&path), &body).unwrap();
+        let edit = "@@ -5,3 +5,3 @@\n line 4\n-line 5\n+LINE 5\n line 6\n";
+        match i % 4 {
+            0 | 3 => patch += &format!("--- a/{path}\n+++ b/{path}\n{edit}"),
+            1 => patch += &format!("diff --git a/{path} b/moved/f{i}.txt\nrename from {path}\nrename to moved/f{i}.txt\n--- a/{path}\n+++ b/moved/f{i}.txt\n{edit}"),
+            _ => {
+                let minus: String = body.lines().map(|l| format!("-{l}\n")).collect();
+                patch += &format!("--- a/{path}\n+++ /dev/null\n@@ -1,12 +0,0 @@\n{minus}");
+            }
+        }
+    }
+    for i in 0..n / 4 {
+        patch += &format!("--- /dev/null\n+++ b/new/n{i}.txt\n@@ -0,0 +1,2 @@\n+new {i}\n+file\n");
+    }
+    patch
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    let snap = Snapshot::load(from);
+    snap.write(to, &Default::default());
+}
+
+/// `kill -9` at instants spread over whole applies; after `recover` the
+/// tree is exactly before or exactly after, with nothing left behind.
+#[test]
+fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
+    let (trials, files) = if full() { (200, 2000) } else { (24, 400) };
+    let work = tempfile::tempdir().unwrap();
+    let seed = work.path().join("seed");
+    fs::create_dir_all(&seed).unwrap();
+    let patch = many_files(&seed, files);
+    let patch_file = work.path().join("p.diff");
+    fs::write(&patch_file, &patch).unwrap();
+    let before = Snapshot::load(&seed);
+    let after = {
+        let t = work.path().join("after");
+        copy_tree(&seed, &t);
+        let out = bin().args(["apply", "--root"]).arg(&t).arg(&patch_file).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        Snapshot::load(&t)
+    };
+    // How long a whole apply takes (the median of three), to spread the
+    // kills from start-up to past the end.
+    let mut times = vec![];
+    for i in 0..3 {
+        let t = work.path().join(format!("timing{i}"));
+        copy_tree(&seed, &t);
+        let started = Instant::now();
+        bin().args(["apply", "--root"]).arg(&t).arg(&patch_file).output().unwrap();
+        times.push(started.elapsed());
+    }
+    times.sort();
+    let whole = times[1];
+    let (mut was_before, mut was_after, mut interrupted) = (0, 0, 0);
+    for k in 0..trials {
+        let root = work.path().join(format!("t{k}"));
+        copy_tree(&seed, &root);
+        let mut child = bin()
+            .args(["apply", "--root"])
+            .arg(&root)
+            .arg(&patch_file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(whole.mul_f64((k as f64 + 0.5) / trials as f64 * 1.5));
+        let _ = child.kill();
+        let _ = child.wait();
+        if root.join(JOURNAL).exists() {
+            interrupted += 1;
+        }
+        let out = bin().args(["recover", "--root"]).arg(&root).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let got = Snapshot::load(&root);
+        assert!(!root.join(JOURNAL).exists(), "trial {k}: journal left behind");
+        if got == before {
+            was_before += 1;
+        } else if got == after {
+            was_after += 1;
+        } else {
+            panic!("trial {k}: the tree is neither before nor after");
+        }
+        fs::remove_dir_all(&root).unwrap();
+    }
+    eprintln!(
+        "kill -9: {trials} trials over a {files}-file apply of {:.0} ms: {was_before} before, {was_after} after, 0 neither; {interrupted} killed mid-commit and rolled back",
+        whole.as_secs_f64() * 1000.0
+    );
+    // Where the kills land depends on the machine's load; at full counts
+    // some always land inside a commit.
+    assert!(!full() || interrupted > 0, "no kill landed inside a commit; the spread is off");
+}
+
+/// Two applies at once on one tree, with compatible patches (different
+/// lines of the same files): both apply, one after the other; never a lost
+/// or torn update.
+#[test]
+fn two_applies_at_once_both_land() {
+    let trials = if full() { 100 } else { 12 };
+    let files = 200;
+    let work = tempfile::tempdir().unwrap();
+    let body: String = (0..30).map(|k| format!("line {k}\n")).collect();
+    let mut first = String::new();
+    let mut second = String::new();
+    for i in 0..files {
+        let p = format!("f{i}.txt");
+        first += &format!("--- a/{p}\n+++ b/{p}\n@@ -2,3 +2,3 @@\n line 1\n-line 2\n+LINE 2\n line 3\n");
+        second += &format!("--- a/{p}\n+++ b/{p}\n@@ -26,3 +26,3 @@\n line 25\n-line 26\n+LINE 26\n line 27\n");
+    }
+    fs::write(work.path().join("1.diff"), &first).unwrap();
+    fs::write(work.path().join("2.diff"), &second).unwrap();
+    let want = body.replace("line 2\n", "LINE 2\n").replace("line 26\n", "LINE 26\n");
+    let mut both = 0;
+    for k in 0..trials {
+        let root = work.path().join(format!("t{k}"));
+        fs::create_dir_all(&root).unwrap();
+        for i in 0..files {
+            fs::write(root.join(format!("f{i}.txt")), &body).unwrap();
+        }
+        let spawn = |p: &str| {
+            bin().args(["apply", "--root"]).arg(&root).arg(work.path().join(p))
+                .stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap()
+        };
+        let (mut a, mut b) = (spawn("1.diff"), spawn("2.diff"));
+        let (ra, rb) = (a.wait().unwrap(), b.wait().unwrap());
+        assert!(ra.success() && rb.success(), "trial {k}: {ra:?} {rb:?}");
+        for i in 0..files {
+            let got = fs::read_to_string(root.join(format!("f{i}.txt"))).unwrap();
+            assert_eq!(got, want, "trial {k}: f{i}.txt lost an update");
+        }
+        both += 1;
+        fs::remove_dir_all(&root).unwrap();
+    }
+    eprintln!("concurrent applies: {trials} trials of two {files}-file patches: {both} both applied, 0 lost or torn");
+}
+
+/// A second apply waits for the lock, then gives up with `root_busy`
+/// (exit 2) and writes nothing.
+#[test]
+fn a_held_lock_makes_a_bounded_wait_then_root_busy() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
+    let (_held, _) = open_root(tmp.path(), true, DEFAULT_WAIT).unwrap();
+    let started = Instant::now();
+    let out = bin()
+        .args(["apply", "--json", "--wait", "0.3", "--root"])
+        .arg(tmp.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(300));
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "root_busy", "{v}");
+    assert_eq!(fs::read_to_string(tmp.path().join("a.txt")).unwrap(), TEXT);
+    // Nor does a reader get in while a writer holds the root.
+    match open_root(tmp.path(), false, Duration::from_millis(20)) {
+        Err(d) => assert_eq!(d.code, Code::RootBusy),
+        Ok(_) => panic!("a reader got past a writer's lock"),
+    }
+}
+
+/// A directory in the root swapped back and forth for a link to an outside
+/// directory while whole applies run: nothing is ever written outside.
+#[test]
+fn a_directory_swapped_for_a_link_during_apply_never_writes_outside() {
+    let trials = if full() { 20 } else { 4 };
+    let files = 50;
+    let work = tempfile::tempdir().unwrap();
+    let mut patch = String::new();
+    for i in 0..files {
+        patch += &modify(Format::Udiff, &format!("sub/f{i}.txt"));
+        patch += &format!("--- /dev/null\n+++ b/sub/new{i}.txt\n@@ -0,0 +1 @@\n+new\n");
+    }
+    fs::write(work.path().join("p.diff"), &patch).unwrap();
+    let (mut refused, mut applied) = (0, 0);
+    for k in 0..trials {
+        let base = work.path().join(format!("t{k}"));
+        let (root, outside) = (base.join("root"), base.join("outside"));
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        for i in 0..files {
+            fs::write(root.join(format!("sub/f{i}.txt")), TEXT).unwrap();
+            fs::write(outside.join(format!("f{i}.txt")), TEXT).unwrap();
+        }
+        let outside_before = Snapshot::load(&outside);
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let (root, outside, stop) = (root.clone(), outside.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = fs::rename(root.join("sub"), root.join("sub.real"));
+                    let _ = symlink(&outside, root.join("sub"));
+                    std::thread::sleep(Duration::from_micros(300));
+                    let _ = fs::remove_file(root.join("sub"));
+                    let _ = fs::rename(root.join("sub.real"), root.join("sub"));
+                    std::thread::sleep(Duration::from_millis(40));
+                }
+            })
+        };
+        for _ in 0..5 {
+            let out = bin().args(["apply", "--root"]).arg(&root).arg(work.path().join("p.diff")).output().unwrap();
+            match out.status.code() {
+                Some(0) => applied += 1,
+                Some(1) | Some(2) => {
+                    if refused == 0 {
+                        eprintln!("first refusal: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""));
+                    }
+                    refused += 1
+                }
+                other => panic!("trial {k}: exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        assert_eq!(Snapshot::load(&outside), outside_before, "trial {k}: written outside the root");
+    }
+    eprintln!("swap race: {} applies against a swapping directory: {applied} applied inside, {refused} refused, 0 wrote outside", trials * 5);
+}
+
+/// `recover` and every run on a root roll back a journal left by a killed
+/// apply; `recover` exits 0 with nothing to do too.
+#[test]
+fn recover_and_every_run_roll_back_a_left_journal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    fs::write(root.join("a.txt"), TEXT).unwrap();
+    let leave_journal = |root: &Path| {
+        let (mut tree, _) = open_root(root, true, DEFAULT_WAIT).unwrap();
+        let mut j = apply::journal::Journal::begin(&mut tree).unwrap();
+        let path = grammar_patch::paths::RelPath::new("a.txt").unwrap();
+        j.log(&mut tree, apply::journal::Undo::Restore { path: path.clone(), bytes: TEXT.as_bytes().into(), mode: 0o644 }).unwrap();
+        tree.write(&path, &[b"torn"]).unwrap();
+        std::mem::forget(j);
+    };
+    for args in [
+        vec!["recover", "--root"],
+        vec!["lint", "--root"],
+        vec!["apply", "--dry-run", "--root"],
+    ] {
+        leave_journal(root);
+        let mut cmd = bin();
+        cmd.args(&args).arg(root);
+        if args[0] != "recover" {
+            cmd.arg(PathBuf::from("-"));
+        }
+        let out = cmd
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("recovered"), "{args:?}");
+        assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), TEXT, "{args:?}");
+        assert!(!root.join(JOURNAL).exists(), "{args:?}");
+    }
+    let out = bin().args(["recover", "--root"]).arg(root).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "nothing to recover\n");
+}
+
+/// Absurd numbers in headers are the format's own error, never an abort:
+/// in apply, dry run and lint.
+#[test]
+fn huge_numbers_in_headers_are_refused_not_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("a.txt"), "a\nb\nc\n").unwrap();
+    let patches = [
+        "--- a/a.txt\n+++ b/a.txt\n@@ -18446744073709551615,2 +1,2 @@\n a\n-b\n+B\n",
+        "--- a/a.txt\n+++ b/a.txt\n@@ -99999999999999999999999 +1 @@\n-b\n+B\n",
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,18446744073709551615 +1,2 @@\n a\n-b\n+B\n",
+        "*** Begin Patch\n*** Update File: a.txt\n@@ :18446744073709551616\n-b\n+B\n*** End Patch\n",
+    ];
+    for patch in patches {
+        for args in [&["apply", "--json"][..], &["apply", "--json", "--dry-run"], &["lint", "--json"]] {
+            let out = bin()
+                .args(args)
+                .arg("--root")
+                .arg(tmp.path())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .and_then(|mut c| {
+                    use std::io::Write;
+                    c.stdin.take().unwrap().write_all(patch.as_bytes())?;
+                    c.wait_with_output()
+                })
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{args:?} {patch}: {}", String::from_utf8_lossy(&out.stderr));
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["error"]["code"], "invalid_hunk_header", "{patch}");
+        }
+    }
+    assert_eq!(fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "a\nb\nc\n");
+}
