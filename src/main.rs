@@ -397,9 +397,12 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         return usage_error("--wait takes a number of seconds");
     };
     let write = mode == (Mode::Apply { dry_run: false });
-    let (mut tree, recovered) = match root.as_deref().map(|r| open_root(r, write, wait)).transpose() {
-        Ok(Some((tree, warnings))) => (Some(tree), warnings),
-        Ok(None) => (None, vec![]),
+    let opened = match root.as_deref() {
+        Some(r) => open_root(r, write, wait).map(|(tree, warnings)| (Some(tree), warnings)),
+        None => Ok((None, vec![])),
+    };
+    let (mut tree, recovered) = match opened {
+        Ok(opened) => opened,
         Err(d) if d.code == Code::RootBusy => {
             let mut outcome = Outcome::failed(format, mode, d);
             outcome.text = text;

@@ -95,13 +95,16 @@ fn guarded(
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
             let rolled_back = recover(tree).is_ok();
-            Err(Diagnostic::new(Code::IoError, format!("grammar-patch failed on this patch: {what}"))
-                .note(if rolled_back {
-                    "this is a bug in grammar-patch; the tree was rolled back"
-                } else {
-                    "this is a bug in grammar-patch; the rollback failed, run `grammar-patch recover`"
-                })
-                .hint("report the patch that caused it; try the edit as a smaller patch"))
+            Err(Diagnostic::new(
+                Code::IoError,
+                format!("grammar-patch failed on this patch: {what}"),
+            )
+            .note(if rolled_back {
+                "this is a bug in grammar-patch; the tree was rolled back"
+            } else {
+                "this is a bug in grammar-patch; the rollback failed, run `grammar-patch recover`"
+            })
+            .hint("report the patch that caused it; try the edit as a smaller patch"))
         }
     }
 }
@@ -287,25 +290,40 @@ mod tests {
             // Half a commit, then a bug.
             let mut j = crate::apply::journal::Journal::begin(tree).unwrap();
             let path = crate::paths::RelPath::new("a.txt").unwrap();
-            j.log(tree, crate::apply::journal::Undo::Restore {
-                path: path.clone(),
-                bytes: std::borrow::Cow::Borrowed(b"one\n"),
-                mode: 0o644,
-            })
+            j.log(
+                tree,
+                crate::apply::journal::Undo::Restore {
+                    path: path.clone(),
+                    bytes: std::borrow::Cow::Borrowed(b"one\n"),
+                    mode: 0o644,
+                },
+            )
             .unwrap();
             tree.write(&path, &[b"half"]).unwrap();
             panic!("a bug");
         });
         let d = result.expect_err("the panic is an error");
         assert!(d.message.contains("a bug"), "{}", d.message);
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "one\n"
+        );
         assert!(!dir.path().join(crate::apply::journal::DIR).exists());
         // The same tree serves the next call.
         let ok = guarded(&mut tree, |tree| {
-            run("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n", None, Mode::Apply { dry_run: false }, Some(tree), None)
+            run(
+                "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n",
+                None,
+                Mode::Apply { dry_run: false },
+                Some(tree),
+                None,
+            )
         })
         .unwrap();
         assert!(ok.ok(), "{:?}", ok.diagnostics);
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "two\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "two\n"
+        );
     }
 }

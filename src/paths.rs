@@ -59,9 +59,7 @@ impl PathProblem {
             PathProblem::ParentComponent => "the path contains `..`",
             PathProblem::OutsideRoot => "the absolute path is outside the root",
             PathProblem::AbsoluteWithoutRoot => "an absolute path needs --root to be checked",
-            PathProblem::Unusable => {
-                "the path has a NUL byte or a component longer than 255 bytes"
-            }
+            PathProblem::Unusable => "the path has a NUL byte or a component longer than 255 bytes",
             PathProblem::Reserved => {
                 "`.grammar-patch-journal` is grammar-patch's rollback journal, not a patch target"
             }

@@ -32,8 +32,11 @@ pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
         return Ok(());
     }
     let mut journal = Journal::begin(tree).map_err(|e| {
-        Diagnostic::new(Code::IoError, format!("cannot start the rollback journal: {e}"))
-            .hint("nothing was changed; check that the root is writable")
+        Diagnostic::new(
+            Code::IoError,
+            format!("cannot start the rollback journal: {e}"),
+        )
+        .hint("nothing was changed; check that the root is writable")
     })?;
     let mut failure = None;
     for change in &plan.changes {
@@ -76,8 +79,13 @@ fn failed_diagnostic(path: RelPath, err: std::io::Error, failed: Vec<String>) ->
     d = d.path(path.as_str());
     if !failed.is_empty() {
         d = d
-            .note(format!("the rollback could not restore: {}", failed.join(", ")))
-            .hint("the rollback failed part-way; run `grammar-patch recover --root DIR` to finish it");
+            .note(format!(
+                "the rollback could not restore: {}",
+                failed.join(", ")
+            ))
+            .hint(
+                "the rollback failed part-way; run `grammar-patch recover --root DIR` to finish it",
+            );
     }
     d
 }
@@ -114,9 +122,13 @@ fn step<'p>(
         Change::Create { path, output } => {
             make_parents(path, tree, journal)?;
             let chunks = output.chunks();
-            logged(journal, tree, path, Undo::Remove { path: path.clone() }, |t| {
-                t.create(path, &chunks, None)
-            })?;
+            logged(
+                journal,
+                tree,
+                path,
+                Undo::Remove { path: path.clone() },
+                |t| t.create(path, &chunks, None),
+            )?;
         }
         Change::Write { path, output } => {
             let original = output.original.as_bytes();
@@ -175,9 +187,13 @@ fn step<'p>(
         }
         Change::CreateDir { path } => {
             make_parents(path, tree, journal)?;
-            logged(journal, tree, path, Undo::RemoveDir { path: path.clone() }, |t| {
-                t.create_dir(path)
-            })?;
+            logged(
+                journal,
+                tree,
+                path,
+                Undo::RemoveDir { path: path.clone() },
+                |t| t.create_dir(path),
+            )?;
         }
         Change::RemoveTree { files, dirs, .. } => {
             for (path, original, mode) in files {
@@ -202,8 +218,7 @@ fn step<'p>(
 }
 
 fn same_bytes(original: &[u8], chunks: &[&[u8]]) -> bool {
-    chunks.iter().map(|c| c.len()).sum::<usize>() == original.len()
-        && chunks.concat() == original
+    chunks.iter().map(|c| c.len()).sum::<usize>() == original.len() && chunks.concat() == original
 }
 
 fn mode_of(tree: &dyn FileTree, path: &RelPath) -> Result<u32, StepError> {
@@ -257,9 +272,13 @@ fn replace_linked<'p>(
     journal: &mut Journal<'p>,
 ) -> Result<(), StepError> {
     stash(path, original, mode, tree, journal)?;
-    logged(journal, tree, path, Undo::Remove { path: path.clone() }, |t| {
-        t.create(path, chunks, Some(mode))
-    })
+    logged(
+        journal,
+        tree,
+        path,
+        Undo::Remove { path: path.clone() },
+        |t| t.create(path, chunks, Some(mode)),
+    )
 }
 
 /// Removes emptied directories, innermost first.
@@ -269,9 +288,13 @@ fn remove_dirs<'p>(
     journal: &mut Journal<'p>,
 ) -> Result<(), StepError> {
     for dir in dirs {
-        logged(journal, tree, dir, Undo::CreateDir { path: dir.clone() }, |t| {
-            t.remove_dir(dir)
-        })?;
+        logged(
+            journal,
+            tree,
+            dir,
+            Undo::CreateDir { path: dir.clone() },
+            |t| t.remove_dir(dir),
+        )?;
     }
     Ok(())
 }

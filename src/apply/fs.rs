@@ -85,6 +85,8 @@ struct Stamp {
 }
 
 impl Stamp {
+    // The field types of `stat` differ between platforms.
+    #[allow(clippy::unnecessary_cast)]
     fn of(st: &Stat) -> Stamp {
         Stamp {
             dev: st.st_dev as u64,
@@ -121,14 +123,18 @@ impl DiskTree {
     /// absolute paths; every access goes through the handle opened here).
     pub fn new(root: &Path) -> io::Result<DiskTree> {
         let root = std::fs::canonicalize(root)?;
-        let dir = rfs::open(&root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
-            .map_err(|e| match e {
-                Errno::NOTDIR => io::Error::new(
-                    io::ErrorKind::NotADirectory,
-                    format!("{}: not a directory", root.display()),
-                ),
-                e => e.into(),
-            })?;
+        let dir = rfs::open(
+            &root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            Errno::NOTDIR => io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("{}: not a directory", root.display()),
+            ),
+            e => e.into(),
+        })?;
         Ok(DiskTree {
             root,
             dir,
@@ -224,7 +230,12 @@ impl DiskTree {
     fn synced_dir(&self, dir: &OwnedFd) -> io::Result<()> {
         if self.sync {
             // An O_PATH handle cannot be synced; open the directory itself.
-            let d = rfs::openat(dir, ".", OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+            let d = rfs::openat(
+                dir,
+                ".",
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )?;
             rfs::fsync(&d)?;
         }
         Ok(())
@@ -279,7 +290,11 @@ impl FileTree for DiskTree {
         let mut probe = path.as_str();
         loop {
             let rel = RelPath::new(probe).unwrap_or_else(|| path.clone());
-            match self.open(&rel, beneath::dir_flags() - OFlags::DIRECTORY, Mode::empty()) {
+            match self.open(
+                &rel,
+                beneath::dir_flags() - OFlags::DIRECTORY,
+                Mode::empty(),
+            ) {
                 Ok(_) => return Ok(None),
                 Err(e) if refusal(&e) == Some(Refusal::Escapes) => {
                     return Ok(Some(self.shown(probe)));
@@ -327,7 +342,8 @@ impl FileTree for DiskTree {
 
     fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
         let (dir, name) = self.parent(path)?;
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let perm = Mode::from_bits_truncate(mode.unwrap_or(0o666));
         let file = std::fs::File::from(rfs::openat(&dir, name, flags, perm)?);
         let written = write_chunks(&file, chunks).and_then(|_| {
@@ -389,7 +405,10 @@ impl FileTree for DiskTree {
             names.push(String::from_utf8(name.to_vec()).map_err(|n| {
                 io::Error::new(
                     io::ErrorKind::InvalidData,
-                    format!("{}: a name that is not UTF-8", String::from_utf8_lossy(n.as_bytes())),
+                    format!(
+                        "{}: a name that is not UTF-8",
+                        String::from_utf8_lossy(n.as_bytes())
+                    ),
                 )
             })?);
         }
@@ -412,9 +431,17 @@ impl FileTree for DiskTree {
     }
 
     fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
-        if self.appending.as_ref().is_none_or(|(p, _)| p != path.as_str()) {
+        if self
+            .appending
+            .as_ref()
+            .is_none_or(|(p, _)| p != path.as_str())
+        {
             let (dir, name) = self.parent(path)?;
-            let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let flags = OFlags::WRONLY
+                | OFlags::CREATE
+                | OFlags::APPEND
+                | OFlags::NOFOLLOW
+                | OFlags::CLOEXEC;
             let fd = rfs::openat(&dir, name, flags, Mode::from_bits_truncate(0o600))?;
             self.synced_dir(&dir)?;
             self.appending = Some((path.to_string(), fd.into()));
@@ -446,7 +473,10 @@ fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::R
     // Check, then rename: a window another writer could use, where the
     // kernel offers nothing better.
     match rfs::statat(dst, to, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(_) => Err(io::Error::new(io::ErrorKind::AlreadyExists, format!("{to}: exists"))),
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{to}: exists"),
+        )),
         Err(Errno::NOENT) => Ok(rfs::renameat(src, from, dst, to)?),
         Err(e) => Err(e.into()),
     }

@@ -165,7 +165,8 @@ fn parse(log: &[u8]) -> Vec<Undo<'_>> {
         if checksum(&h[..21]).to_le_bytes() != h[21..] {
             break;
         }
-        let u32_at = |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes")) as usize;
+        let u32_at =
+            |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes")) as usize;
         let (mode, la, lb) = (u32_at(1) as u32, u32_at(5), u32_at(9));
         let lbytes = u64::from_le_bytes(h[13..21].try_into().expect("8 bytes"));
         let total = (HEADER as u64) + la as u64 + lb as u64 + lbytes;
@@ -382,16 +383,34 @@ mod tests {
 
     #[test]
     fn recovery_undoes_the_logged_steps_and_leaves_nothing() {
-        let before = MemTree::default().with_file("a.txt", "one\n").with_file("gone.txt", "bye\n");
+        let before = MemTree::default()
+            .with_file("a.txt", "one\n")
+            .with_file("gone.txt", "bye\n");
         let mut tree = before.clone();
         let mut j = Journal::begin(&mut tree).unwrap();
         let a = p("a.txt");
-        j.log(&mut tree, Undo::Restore { path: a.clone(), bytes: Cow::Borrowed(b"one\n"), mode: 0o644 }).unwrap();
+        j.log(
+            &mut tree,
+            Undo::Restore {
+                path: a.clone(),
+                bytes: Cow::Borrowed(b"one\n"),
+                mode: 0o644,
+            },
+        )
+        .unwrap();
         tree.write(&a, &[b"ONE\n"]).unwrap();
         let stash = j.stash_path(&mut tree).unwrap();
-        j.log(&mut tree, Undo::Unrename { from: p("gone.txt"), to: stash.clone() }).unwrap();
+        j.log(
+            &mut tree,
+            Undo::Unrename {
+                from: p("gone.txt"),
+                to: stash.clone(),
+            },
+        )
+        .unwrap();
         tree.rename(&p("gone.txt"), &stash).unwrap();
-        j.log(&mut tree, Undo::Remove { path: p("new.txt") }).unwrap();
+        j.log(&mut tree, Undo::Remove { path: p("new.txt") })
+            .unwrap();
         // Killed here, before the file was created: undoing it is a no-op.
         std::mem::forget(j);
         assert_eq!(recover(&mut tree).unwrap(), Recovered::RolledBack(3));

@@ -46,7 +46,11 @@ pub fn open_root(
     lock(&tree, if write { Lock::Exclusive } else { Lock::Shared })?;
     let journal = RelPath::new(journal::DIR).expect("a valid path");
     let mut warnings = vec![];
-    if tree.entry(&journal).map_err(|e| io(&tree, "cannot read", e))? != Entry::Missing {
+    if tree
+        .entry(&journal)
+        .map_err(|e| io(&tree, "cannot read", e))?
+        != Entry::Missing
+    {
         if !write {
             lock(&tree, Lock::Exclusive)?;
         }

@@ -181,26 +181,34 @@ impl FileTree for MemTree {
         let files: Vec<String> = self.files.keys().filter(moved).cloned().collect();
         for k in files {
             let v = self.files.remove(&k).expect("listed");
-            self.files.insert(format!("{to}{}", &k[from.as_str().len()..]), v);
+            self.files
+                .insert(format!("{to}{}", &k[from.as_str().len()..]), v);
         }
         let dirs: Vec<String> = self.dirs.iter().filter(moved).cloned().collect();
         for k in dirs {
             self.dirs.remove(&k);
-            self.dirs.insert(format!("{to}{}", &k[from.as_str().len()..]));
+            self.dirs
+                .insert(format!("{to}{}", &k[from.as_str().len()..]));
         }
         self.dirs.insert(to.to_string());
         Ok(())
     }
 
     fn links(&self, path: &RelPath) -> io::Result<u64> {
-        self.files.get(path.as_str()).map(|_| 1).ok_or_else(|| not_found(path))
+        self.files
+            .get(path.as_str())
+            .map(|_| 1)
+            .ok_or_else(|| not_found(path))
     }
 
     fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
         if !self.files.contains_key(path.as_str()) {
             self.create(path, &[], None)?;
         }
-        let file = self.files.get_mut(path.as_str()).ok_or_else(|| not_found(path))?;
+        let file = self
+            .files
+            .get_mut(path.as_str())
+            .ok_or_else(|| not_found(path))?;
         for b in bytes {
             file.0.extend_from_slice(b);
         }

@@ -255,7 +255,9 @@ impl<'a> Lower<'a> {
                     for part in p.into_inner() {
                         match part.as_rule() {
                             Rule::line_number => match line_number(part.as_str()) {
-                                Some(n) => edit.locator.hint = Some(Hint::From(n.saturating_sub(1))),
+                                Some(n) => {
+                                    edit.locator.hint = Some(Hint::From(n.saturating_sub(1)))
+                                }
                                 None => {
                                     self.diags.push(
                                         Diagnostic::new(Code::InvalidHunkHeader, "the line number in `@@ :N` is too large")

@@ -18,7 +18,9 @@ use pest::iterators::{Pair, Pairs};
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_number, line_span_of, rule_names, span_of, syntax_error, MAX_LINE_NUMBER};
+use super::{
+    finish, line_number, line_span_of, rule_names, span_of, syntax_error, MAX_LINE_NUMBER,
+};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,

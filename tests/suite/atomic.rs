@@ -164,7 +164,11 @@ fn every_failing_step_leaves_memory_tree_unchanged() {
             // The fault hit the clean-up after the commit point: every file
             // is written, and the next run's recovery removes the journal.
             committed += 1;
-            assert_eq!(recover(&mut tree.inner).unwrap(), Recovered::Cleaned, "step {k}");
+            assert_eq!(
+                recover(&mut tree.inner).unwrap(),
+                Recovered::Cleaned,
+                "step {k}"
+            );
             assert_eq!(tree.inner, after, "step {k}");
             continue;
         }
@@ -178,7 +182,10 @@ fn every_failing_step_leaves_memory_tree_unchanged() {
         assert_eq!(tree.inner, before, "step {k} left the tree changed");
     }
     // Only the last steps (removing the stash and the journal) come after it.
-    assert!((1..=4).contains(&committed), "{committed} of {n} steps after the commit point");
+    assert!(
+        (1..=4).contains(&committed),
+        "{committed} of {n} steps after the commit point"
+    );
 }
 
 /// A path under the root: a directory (`None`) or a file's bytes and mode.
@@ -246,7 +253,11 @@ fn every_failing_step_leaves_disk_tree_unchanged() {
         let mut tree = Faulty::new(DiskTree::new(tmp.path()).unwrap(), k);
         let outcome = apply(&mut tree);
         if outcome.ok() {
-            assert_eq!(recover(&mut tree.inner).unwrap(), Recovered::Cleaned, "step {k}");
+            assert_eq!(
+                recover(&mut tree.inner).unwrap(),
+                Recovered::Cleaned,
+                "step {k}"
+            );
             assert_eq!(disk_state(tmp.path()), after, "step {k}");
             continue;
         }

@@ -76,15 +76,35 @@ fn a_hard_linked_target_is_never_written_in_place() {
             assert!(outcome.ok(), "{format}: {:?}", outcome.diagnostics);
         }
         let want = TEXT.replace("two", "TWO");
-        assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), want, "{format}");
-        assert_eq!(fs::read_to_string(root.join("b.txt")).unwrap(), want, "{format}");
-        assert_eq!(fs::read_to_string(outside.join("secret.txt")).unwrap(), TEXT, "{format}: written through the link");
-        assert_eq!(fs::read_to_string(root.join("b2.txt")).unwrap(), TEXT, "{format}");
+        assert_eq!(
+            fs::read_to_string(root.join("a.txt")).unwrap(),
+            want,
+            "{format}"
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("b.txt")).unwrap(),
+            want,
+            "{format}"
+        );
+        assert_eq!(
+            fs::read_to_string(outside.join("secret.txt")).unwrap(),
+            TEXT,
+            "{format}: written through the link"
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("b2.txt")).unwrap(),
+            TEXT,
+            "{format}"
+        );
         let secret = fs::metadata(outside.join("secret.txt")).unwrap();
         assert_eq!((secret.ino(), secret.nlink()), (ino, 1), "{format}");
         let a = fs::metadata(root.join("a.txt")).unwrap();
         assert_ne!(a.ino(), ino, "{format}");
-        assert_eq!(a.permissions().mode() & 0o7777, 0o751, "{format}: mode kept");
+        assert_eq!(
+            a.permissions().mode() & 0o7777,
+            0o751,
+            "{format}: mode kept"
+        );
         assert!(!root.join(JOURNAL).exists());
     }
 }
@@ -100,9 +120,19 @@ fn a_rolled_back_hard_link_is_the_same_inode_again() {
     fs::write(root.join("b.txt"), TEXT).unwrap();
     let ino = fs::metadata(root.join("a.txt")).unwrap().ino();
     // a.txt gets a new inode, then the in-place write of b.txt fails.
-    let patch = format!("{}{}", modify(Format::Udiff, "a.txt"), modify(Format::Udiff, "b.txt"));
+    let patch = format!(
+        "{}{}",
+        modify(Format::Udiff, "a.txt"),
+        modify(Format::Udiff, "b.txt")
+    );
     let mut tree = Faulty::new(DiskTree::new(&root).unwrap());
-    let outcome = run(patch, None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
+    let outcome = run(
+        patch,
+        None,
+        Mode::Apply { dry_run: false },
+        Some(&mut tree),
+        None,
+    );
     assert!(!outcome.ok());
     let a = fs::metadata(root.join("a.txt")).unwrap();
     assert_eq!((a.ino(), a.nlink()), (ino, 2));
@@ -126,10 +156,27 @@ fn rollback_restores_deleted_and_renamed_files_as_they_were() {
     let patch = "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\
                  diff --git a/big.txt b/moved.txt\nrename from big.txt\nrename to moved.txt\n\
                  diff --git a/z.txt b/z.txt\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-z\n+Z\n";
-    let outcome = run(patch, None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
-    assert_eq!(outcome.diagnostics[0].code, Code::IoError, "the write of z.txt was to fail");
+    let outcome = run(
+        patch,
+        None,
+        Mode::Apply { dry_run: false },
+        Some(&mut tree),
+        None,
+    );
+    assert_eq!(
+        outcome.diagnostics[0].code,
+        Code::IoError,
+        "the write of z.txt was to fail"
+    );
     assert_eq!(ino("gone.txt"), gone);
-    assert_eq!(fs::metadata(root.join("gone.txt")).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_eq!(
+        fs::metadata(root.join("gone.txt"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o640
+    );
     assert_eq!(ino("big.txt"), big);
     assert!(!root.join("moved.txt").exists());
     assert!(!root.join(JOURNAL).exists());
@@ -159,9 +206,17 @@ impl FileTree for Faulty {
         self.0.read(p)
     }
     fn write(&mut self, p: &grammar_patch::paths::RelPath, _: &[&[u8]]) -> std::io::Result<()> {
-        Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, format!("{p}: read-only")))
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!("{p}: read-only"),
+        ))
     }
-    fn create(&mut self, p: &grammar_patch::paths::RelPath, c: &[&[u8]], m: Option<u32>) -> std::io::Result<()> {
+    fn create(
+        &mut self,
+        p: &grammar_patch::paths::RelPath,
+        c: &[&[u8]],
+        m: Option<u32>,
+    ) -> std::io::Result<()> {
         self.0.create(p, c, m)
     }
     fn remove(&mut self, p: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
@@ -176,7 +231,11 @@ impl FileTree for Faulty {
     fn list(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Vec<String>> {
         self.0.list(p)
     }
-    fn rename(&mut self, a: &grammar_patch::paths::RelPath, b: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
+    fn rename(
+        &mut self,
+        a: &grammar_patch::paths::RelPath,
+        b: &grammar_patch::paths::RelPath,
+    ) -> std::io::Result<()> {
         self.0.rename(a, b)
     }
     fn links(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<u64> {
@@ -195,10 +254,20 @@ fn an_unwritable_target_is_reported_without_a_false_rollback_failure() {
     fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
     let before = Snapshot::load(tmp.path());
     let mut tree = Faulty::new(DiskTree::new(tmp.path()).unwrap());
-    let outcome = run(modify(Format::Udiff, "a.txt"), None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
+    let outcome = run(
+        modify(Format::Udiff, "a.txt"),
+        None,
+        Mode::Apply { dry_run: false },
+        Some(&mut tree),
+        None,
+    );
     let d = &outcome.diagnostics[0];
     assert_eq!(d.code, Code::IoError);
-    assert!(d.notes.iter().all(|n| !n.contains("rollback")), "{:?}", d.notes);
+    assert!(
+        d.notes.iter().all(|n| !n.contains("rollback")),
+        "{:?}",
+        d.notes
+    );
     assert_eq!(Snapshot::load(tmp.path()), before);
 }
 
@@ -210,23 +279,36 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
         let tmp = tempfile::tempdir().unwrap();
         fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
         fs::write(tmp.path().join("b.txt"), TEXT).unwrap();
-        let patch = format!("{}", modify(format, "b.txt"));
+        let patch = modify(format, "b.txt");
         let first = modify(format, "a.txt");
         let both = match format {
             Format::Udiff => format!("{first}{patch}"),
-            Format::Codex => first.replace("*** End Patch\n", &patch.replace("*** Begin Patch\n", "")),
-            Format::Repopatch => first.replace("ENDPATCHSET\n", &patch.replacen("PATCHSET\n", "", 1)),
+            Format::Codex => {
+                first.replace("*** End Patch\n", &patch.replace("*** Begin Patch\n", ""))
+            }
+            Format::Repopatch => {
+                first.replace("ENDPATCHSET\n", &patch.replacen("PATCHSET\n", "", 1))
+            }
             Format::Ap => format!("{first}{}", patch.replace("0a1b2c3d AP 3.1\n", "")),
         };
         let mut tree = DiskTree::new(tmp.path()).unwrap();
         let parsed = grammar_patch::unwrap::unwrap(both.clone());
-        let (ir, _) = grammar_patch::formats::parse(format, &parsed.text, parsed.body, Default::default()).unwrap();
+        let (ir, _) =
+            grammar_patch::formats::parse(format, &parsed.text, parsed.body, Default::default())
+                .unwrap();
         let plan = apply::plan(&ir, &tree, None).unwrap();
         fs::write(tmp.path().join("b.txt"), "edited by someone else\n").unwrap();
         let err = apply::commit(&plan, &mut tree).unwrap_err();
         assert_eq!(err.code, Code::TargetChanged, "{format}: {}", err.message);
-        assert_eq!(fs::read_to_string(tmp.path().join("b.txt")).unwrap(), "edited by someone else\n");
-        assert_eq!(fs::read_to_string(tmp.path().join("a.txt")).unwrap(), TEXT, "{format}: a.txt not rolled back");
+        assert_eq!(
+            fs::read_to_string(tmp.path().join("b.txt")).unwrap(),
+            "edited by someone else\n"
+        );
+        assert_eq!(
+            fs::read_to_string(tmp.path().join("a.txt")).unwrap(),
+            TEXT,
+            "{format}: a.txt not rolled back"
+        );
         assert!(!tmp.path().join(JOURNAL).exists());
     }
 }
@@ -251,14 +333,28 @@ fn a_directory_swapped_for_a_link_after_planning_is_refused() {
             tree = tree.walk_components();
         }
         let parsed = grammar_patch::unwrap::unwrap(patch);
-        let (ir, _) = grammar_patch::formats::parse(Format::Udiff, &parsed.text, parsed.body, Default::default()).unwrap();
+        let (ir, _) = grammar_patch::formats::parse(
+            Format::Udiff,
+            &parsed.text,
+            parsed.body,
+            Default::default(),
+        )
+        .unwrap();
         let plan = apply::plan(&ir, &tree, None).unwrap();
         fs::rename(root.join("sub"), root.join("sub.old")).unwrap();
         symlink(&outside, root.join("sub")).unwrap();
         let err = apply::commit(&plan, &mut tree).unwrap_err();
         assert_eq!(err.code, Code::PathEscape, "walk={walk}: {}", err.message);
-        assert_eq!(Snapshot::load(&outside).files.len(), 1, "walk={walk}: created outside");
-        assert_eq!(fs::read_to_string(outside.join("a.txt")).unwrap(), TEXT, "walk={walk}");
+        assert_eq!(
+            Snapshot::load(&outside).files.len(),
+            1,
+            "walk={walk}: created outside"
+        );
+        assert_eq!(
+            fs::read_to_string(outside.join("a.txt")).unwrap(),
+            TEXT,
+            "walk={walk}"
+        );
     }
 }
 
@@ -275,15 +371,25 @@ fn the_component_walk_keeps_links_inside_the_root() {
     symlink("..", root.join("real/parent")).unwrap();
     symlink("../..", root.join("out")).unwrap();
     symlink("/etc", root.join("abs")).unwrap();
-    for tree in [DiskTree::new(&root).unwrap(), DiskTree::new(&root).unwrap().walk_components()] {
+    for tree in [
+        DiskTree::new(&root).unwrap(),
+        DiskTree::new(&root).unwrap().walk_components(),
+    ] {
         let p = |s: &str| grammar_patch::paths::RelPath::new(s).unwrap();
         assert_eq!(tree.read(&p("in/deep/a.txt")).unwrap(), TEXT.as_bytes());
         assert_eq!(tree.read(&p("real/up/a.txt")).unwrap(), TEXT.as_bytes());
-        assert_eq!(tree.read(&p("real/parent/real/deep/a.txt")).unwrap(), TEXT.as_bytes());
+        assert_eq!(
+            tree.read(&p("real/parent/real/deep/a.txt")).unwrap(),
+            TEXT.as_bytes()
+        );
         for escape in ["out/x", "abs/passwd", "real/parent/out/x"] {
             assert!(tree.escapes(&p(escape)).unwrap().is_some(), "{escape}");
             let e = tree.read(&p(escape)).unwrap_err();
-            assert_eq!(apply::fs::refusal(&e), Some(apply::fs::Refusal::Escapes), "{escape}: {e}");
+            assert_eq!(
+                apply::fs::refusal(&e),
+                Some(apply::fs::Refusal::Escapes),
+                "{escape}: {e}"
+            );
         }
     }
 }
@@ -296,17 +402,28 @@ fn deleting_through_an_in_root_directory_link_keeps_the_link() {
     fs::create_dir_all(tmp.path().join("real")).unwrap();
     fs::write(tmp.path().join("real/only.txt"), "x\n").unwrap();
     symlink("real", tmp.path().join("alias")).unwrap();
-    let outcome = apply_on_disk(tmp.path(), "--- a/alias/only.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n", Format::Udiff);
+    let outcome = apply_on_disk(
+        tmp.path(),
+        "--- a/alias/only.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+        Format::Udiff,
+    );
     assert!(outcome.ok(), "{:?}", outcome.diagnostics);
     assert!(!tmp.path().join("real/only.txt").exists());
-    assert!(fs::symlink_metadata(tmp.path().join("alias")).unwrap().file_type().is_symlink());
+    assert!(fs::symlink_metadata(tmp.path().join("alias"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
 }
 
 /// The journal's directory is no patch's target.
 #[test]
 fn the_journal_cannot_be_targeted() {
     let tmp = tempfile::tempdir().unwrap();
-    let outcome = apply_on_disk(tmp.path(), &format!("--- /dev/null\n+++ b/{JOURNAL}/log\n@@ -0,0 +1 @@\n+x\n"), Format::Udiff);
+    let outcome = apply_on_disk(
+        tmp.path(),
+        &format!("--- /dev/null\n+++ b/{JOURNAL}/log\n@@ -0,0 +1 @@\n+x\n"),
+        Format::Udiff,
+    );
     assert_eq!(outcome.diagnostics[0].code, Code::PathEscape);
     assert!(!tmp.path().join(JOURNAL).exists());
 }
@@ -356,8 +473,17 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
     let after = {
         let t = work.path().join("after");
         copy_tree(&seed, &t);
-        let out = bin().args(["apply", "--root"]).arg(&t).arg(&patch_file).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = bin()
+            .args(["apply", "--root"])
+            .arg(&t)
+            .arg(&patch_file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         Snapshot::load(&t)
     };
     // How long a whole apply takes (the median of three), to spread the
@@ -367,7 +493,12 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
         let t = work.path().join(format!("timing{i}"));
         copy_tree(&seed, &t);
         let started = Instant::now();
-        bin().args(["apply", "--root"]).arg(&t).arg(&patch_file).output().unwrap();
+        bin()
+            .args(["apply", "--root"])
+            .arg(&t)
+            .arg(&patch_file)
+            .output()
+            .unwrap();
         times.push(started.elapsed());
     }
     times.sort();
@@ -390,10 +521,21 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
         if root.join(JOURNAL).exists() {
             interrupted += 1;
         }
-        let out = bin().args(["recover", "--root"]).arg(&root).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = bin()
+            .args(["recover", "--root"])
+            .arg(&root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let got = Snapshot::load(&root);
-        assert!(!root.join(JOURNAL).exists(), "trial {k}: journal left behind");
+        assert!(
+            !root.join(JOURNAL).exists(),
+            "trial {k}: journal left behind"
+        );
         if got == before {
             was_before += 1;
         } else if got == after {
@@ -409,7 +551,10 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
     );
     // Where the kills land depends on the machine's load; at full counts
     // some always land inside a commit.
-    assert!(!full() || interrupted > 0, "no kill landed inside a commit; the spread is off");
+    assert!(
+        !full() || interrupted > 0,
+        "no kill landed inside a commit; the spread is off"
+    );
 }
 
 /// Two applies at once on one tree, with compatible patches (different
@@ -425,12 +570,17 @@ fn two_applies_at_once_both_land() {
     let mut second = String::new();
     for i in 0..files {
         let p = format!("f{i}.txt");
-        first += &format!("--- a/{p}\n+++ b/{p}\n@@ -2,3 +2,3 @@\n line 1\n-line 2\n+LINE 2\n line 3\n");
-        second += &format!("--- a/{p}\n+++ b/{p}\n@@ -26,3 +26,3 @@\n line 25\n-line 26\n+LINE 26\n line 27\n");
+        first +=
+            &format!("--- a/{p}\n+++ b/{p}\n@@ -2,3 +2,3 @@\n line 1\n-line 2\n+LINE 2\n line 3\n");
+        second += &format!(
+            "--- a/{p}\n+++ b/{p}\n@@ -26,3 +26,3 @@\n line 25\n-line 26\n+LINE 26\n line 27\n"
+        );
     }
     fs::write(work.path().join("1.diff"), &first).unwrap();
     fs::write(work.path().join("2.diff"), &second).unwrap();
-    let want = body.replace("line 2\n", "LINE 2\n").replace("line 26\n", "LINE 26\n");
+    let want = body
+        .replace("line 2\n", "LINE 2\n")
+        .replace("line 26\n", "LINE 26\n");
     let mut both = 0;
     for k in 0..trials {
         let root = work.path().join(format!("t{k}"));
@@ -439,8 +589,14 @@ fn two_applies_at_once_both_land() {
             fs::write(root.join(format!("f{i}.txt")), &body).unwrap();
         }
         let spawn = |p: &str| {
-            bin().args(["apply", "--root"]).arg(&root).arg(work.path().join(p))
-                .stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap()
+            bin()
+                .args(["apply", "--root"])
+                .arg(&root)
+                .arg(work.path().join(p))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
         };
         let (mut a, mut b) = (spawn("1.diff"), spawn("2.diff"));
         let (ra, rb) = (a.wait().unwrap(), b.wait().unwrap());
@@ -471,7 +627,10 @@ fn a_held_lock_makes_a_bounded_wait_then_root_busy() {
         .spawn()
         .and_then(|mut c| {
             use std::io::Write;
-            c.stdin.take().unwrap().write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
             c.wait_with_output()
         })
         .unwrap();
@@ -526,21 +685,39 @@ fn a_directory_swapped_for_a_link_during_apply_never_writes_outside() {
             })
         };
         for _ in 0..5 {
-            let out = bin().args(["apply", "--root"]).arg(&root).arg(work.path().join("p.diff")).output().unwrap();
+            let out = bin()
+                .args(["apply", "--root"])
+                .arg(&root)
+                .arg(work.path().join("p.diff"))
+                .output()
+                .unwrap();
             match out.status.code() {
                 Some(0) => applied += 1,
                 Some(1) | Some(2) => {
                     if refused == 0 {
-                        eprintln!("first refusal: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or(""));
+                        eprintln!(
+                            "first refusal: {}",
+                            String::from_utf8_lossy(&out.stderr)
+                                .lines()
+                                .next()
+                                .unwrap_or("")
+                        );
                     }
                     refused += 1
                 }
-                other => panic!("trial {k}: exit {other:?}: {}", String::from_utf8_lossy(&out.stderr)),
+                other => panic!(
+                    "trial {k}: exit {other:?}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ),
             }
         }
         stop.store(true, Ordering::Relaxed);
         swapper.join().unwrap();
-        assert_eq!(Snapshot::load(&outside), outside_before, "trial {k}: written outside the root");
+        assert_eq!(
+            Snapshot::load(&outside),
+            outside_before,
+            "trial {k}: written outside the root"
+        );
     }
     eprintln!("swap race: {} applies against a swapping directory: {applied} applied inside, {refused} refused, 0 wrote outside", trials * 5);
 }
@@ -556,7 +733,15 @@ fn recover_and_every_run_roll_back_a_left_journal() {
         let (mut tree, _) = open_root(root, true, DEFAULT_WAIT).unwrap();
         let mut j = apply::journal::Journal::begin(&mut tree).unwrap();
         let path = grammar_patch::paths::RelPath::new("a.txt").unwrap();
-        j.log(&mut tree, apply::journal::Undo::Restore { path: path.clone(), bytes: TEXT.as_bytes().into(), mode: 0o644 }).unwrap();
+        j.log(
+            &mut tree,
+            apply::journal::Undo::Restore {
+                path: path.clone(),
+                bytes: TEXT.as_bytes().into(),
+                mode: 0o644,
+            },
+        )
+        .unwrap();
         tree.write(&path, &[b"torn"]).unwrap();
         std::mem::forget(j);
     };
@@ -578,16 +763,34 @@ fn recover_and_every_run_roll_back_a_left_journal() {
             .spawn()
             .and_then(|mut c| {
                 use std::io::Write;
-                c.stdin.take().unwrap().write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
+                c.stdin
+                    .take()
+                    .unwrap()
+                    .write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
                 c.wait_with_output()
             })
             .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("recovered"), "{args:?}");
-        assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), TEXT, "{args:?}");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("recovered"),
+            "{args:?}"
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("a.txt")).unwrap(),
+            TEXT,
+            "{args:?}"
+        );
         assert!(!root.join(JOURNAL).exists(), "{args:?}");
     }
-    let out = bin().args(["recover", "--root"]).arg(root).output().unwrap();
+    let out = bin()
+        .args(["recover", "--root"])
+        .arg(root)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "nothing to recover\n");
 }
@@ -605,7 +808,11 @@ fn huge_numbers_in_headers_are_refused_not_a_crash() {
         "*** Begin Patch\n*** Update File: a.txt\n@@ :18446744073709551616\n-b\n+B\n*** End Patch\n",
     ];
     for patch in patches {
-        for args in [&["apply", "--json"][..], &["apply", "--json", "--dry-run"], &["lint", "--json"]] {
+        for args in [
+            &["apply", "--json"][..],
+            &["apply", "--json", "--dry-run"],
+            &["lint", "--json"],
+        ] {
             let out = bin()
                 .args(args)
                 .arg("--root")
@@ -620,10 +827,18 @@ fn huge_numbers_in_headers_are_refused_not_a_crash() {
                     c.wait_with_output()
                 })
                 .unwrap();
-            assert_eq!(out.status.code(), Some(1), "{args:?} {patch}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{args:?} {patch}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(v["error"]["code"], "invalid_hunk_header", "{patch}");
         }
     }
-    assert_eq!(fs::read_to_string(tmp.path().join("a.txt")).unwrap(), "a\nb\nc\n");
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("a.txt")).unwrap(),
+        "a\nb\nc\n"
+    );
 }
