@@ -6,6 +6,19 @@ use grammar_patch::formats::Format;
 use grammar_patch::{run, Mode};
 use proptest::prelude::*;
 
+/// A header number: mostly small (so hunks land in the tiny files), but
+/// also the edges of every integer type and absurd digit strings.
+fn number() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[0-9]{1,2}",
+        1 => "[0-9]{1,25}",
+        1 => Just("4294967295".to_string()),
+        1 => Just("4294967296".to_string()),
+        1 => Just("18446744073709551615".to_string()),
+        1 => Just("18446744073709551616".to_string()),
+    ]
+}
+
 fn line() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("diff --git a/f b/f".to_string()),
@@ -25,14 +38,13 @@ fn line() -> impl Strategy<Value = String> {
         Just("\\ No newline at end of file".to_string()),
         Just(String::new()),
         (
-            0usize..12,
-            proptest::option::of(0usize..6),
-            0usize..12,
-            proptest::option::of(0usize..6)
+            number(),
+            proptest::option::of(number()),
+            number(),
+            proptest::option::of(number())
         )
             .prop_map(|(a, b, c, d)| {
-                let r =
-                    |s: usize, n: Option<usize>| n.map_or(s.to_string(), |n| format!("{s},{n}"));
+                let r = |s: String, n: Option<String>| n.map_or(s.clone(), |n| format!("{s},{n}"));
                 format!("@@ -{} +{} @@", r(a, b), r(c, d))
             }),
         "[ +-][a-c ]{0,3}",
@@ -50,7 +62,7 @@ fn codex_line() -> impl Strategy<Value = String> {
         Just("*** End of File".to_string()),
         Just("@@".to_string()),
         "@@ [a-c ]{1,3}",
-        "@@ :[0-9]{1,2}",
+        number().prop_map(|n| format!("@@ :{n}")),
         "[ +-][a-c ]{0,3}",
         Just(String::new()),
         "\\PC{0,8}",
@@ -89,6 +101,7 @@ fn ap_line() -> impl Strategy<Value = String> {
         "a1b2c3d4 (REPLACE|INSERT_AFTER|INSERT_BEFORE|DELETE|CREATE|RECREATE|RENAME|END)",
         "a1b2c3d4 (snippet|snippet_tail|anchor|content)",
         "a1b2c3d4 (include_leading_blank_lines|include_trailing_blank_lines|scope_end)( [0-9]{1,2})?",
+        number().prop_map(|n| format!("a1b2c3d4 include_trailing_blank_lines {n}")),
         Just("0badf00d REPLACE".to_string()),
         "[\\^$]",
         "[a-c {}():]{0,5}",

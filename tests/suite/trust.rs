@@ -148,6 +148,8 @@ fn rollback_restores_deleted_and_renamed_files_as_they_were() {
     let root = tmp.path();
     fs::write(root.join("gone.txt"), "bye\n").unwrap();
     fs::set_permissions(root.join("gone.txt"), fs::Permissions::from_mode(0o640)).unwrap();
+    // Another owner (the tests run as root, which may give files away).
+    let owned = std::os::unix::fs::chown(root.join("gone.txt"), Some(4242), Some(4242)).is_ok();
     fs::write(root.join("big.txt"), "x\n".repeat(1 << 20)).unwrap();
     fs::write(root.join("z.txt"), "z\n").unwrap();
     let ino = |p: &str| fs::metadata(root.join(p)).unwrap().ino();
@@ -169,6 +171,9 @@ fn rollback_restores_deleted_and_renamed_files_as_they_were() {
         "the write of z.txt was to fail"
     );
     assert_eq!(ino("gone.txt"), gone);
+    if owned {
+        assert_eq!(fs::metadata(root.join("gone.txt")).unwrap().uid(), 4242);
+    }
     assert_eq!(
         fs::metadata(root.join("gone.txt"))
             .unwrap()
@@ -841,4 +846,31 @@ fn huge_numbers_in_headers_are_refused_not_a_crash() {
         fs::read_to_string(tmp.path().join("a.txt")).unwrap(),
         "a\nb\nc\n"
     );
+}
+
+/// A path that no file system can name is a rejected patch (exit 1,
+/// `path_escape`), not an I/O error.
+#[test]
+fn unnameable_paths_are_a_rejection_not_an_io_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let long = "x".repeat(300);
+    for path in ["a\0b.txt".to_string(), format!("d/{long}.txt")] {
+        let patch = format!("--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+new\n");
+        let out = bin()
+            .args(["apply", "--json", "--root"])
+            .arg(tmp.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(patch.as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{path:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["error"]["code"], "path_escape", "{path:?}");
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
 }
