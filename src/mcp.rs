@@ -308,7 +308,7 @@ mod tests {
             std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
             "one\n"
         );
-        assert!(!dir.path().join(crate::apply::journal::DIR).exists());
+        assert!(!dir.path().join(crate::apply::journal::LOG).exists());
         // The same tree serves the next call.
         let ok = guarded(&mut tree, |tree| {
             run(

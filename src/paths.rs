@@ -61,7 +61,7 @@ impl PathProblem {
             PathProblem::AbsoluteWithoutRoot => "an absolute path needs --root to be checked",
             PathProblem::Unusable => "the path has a NUL byte or a component longer than 255 bytes",
             PathProblem::Reserved => {
-                "`.grammar-patch-journal` is grammar-patch's rollback journal, not a patch target"
+                "`.grammar-patch-journal` and `.grammar-patch-stash` are grammar-patch's rollback journal, not patch targets"
             }
         }
     }
@@ -96,7 +96,7 @@ fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath,
                 if s.len() > NAME_MAX {
                     return Err(PathProblem::Unusable);
                 }
-                if !internal && parts.is_empty() && s == crate::apply::journal::DIR {
+                if !internal && parts.is_empty() && crate::apply::journal::is_reserved(s) {
                     return Err(PathProblem::Reserved);
                 }
                 parts.push(s.to_string());

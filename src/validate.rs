@@ -57,13 +57,13 @@ fn escape(path: &PathRef, problem: &PathProblem) -> Diagnostic {
     )
     .at(path.span, match problem {
         PathProblem::Unusable => "no file system can name this",
-        PathProblem::Reserved => "grammar-patch's own directory",
+        PathProblem::Reserved => "grammar-patch's own journal",
         _ => "this path is not inside the root",
     })
     .path(path.text.as_str())
     .hint(match problem {
         PathProblem::Unusable => "name the file with components of at most 255 bytes and no NUL byte",
-        PathProblem::Reserved => "patch the project's own files; grammar-patch keeps its rollback journal in `.grammar-patch-journal` while it applies",
+        PathProblem::Reserved => "patch the project's own files; grammar-patch keeps its rollback journal in `.grammar-patch-journal` and `.grammar-patch-stash` while it applies",
         _ => "use a path relative to the repository root, without `..`",
     })
 }

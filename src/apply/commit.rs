@@ -58,7 +58,7 @@ pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
 }
 
 fn journal_log() -> RelPath {
-    RelPath::new(&format!("{}/log", journal::DIR)).expect("a valid path")
+    RelPath::new(journal::LOG).expect("a valid path")
 }
 
 fn failed_diagnostic(path: RelPath, err: std::io::Error, failed: Vec<String>) -> Diagnostic {
@@ -130,19 +130,21 @@ fn step<'p>(
                 |t| t.create(path, &chunks, None),
             )?;
         }
-        Change::Write { path, output } => {
+        Change::Write { path, output, mode } => {
             let original = output.original.as_bytes();
-            let mode = mode_of(tree, path)?;
-            if links(tree, path)? > 1 {
-                replace_linked(path, original, mode, &output.chunks(), tree, journal)?;
-            } else {
-                let undo = Undo::Restore {
-                    path: path.clone(),
-                    bytes: Cow::Borrowed(original),
-                    mode,
-                };
-                let chunks = output.chunks();
-                logged(journal, tree, path, undo, |t| t.write(path, &chunks))?;
+            let chunks = output.chunks();
+            let undo = Undo::Restore {
+                path: path.clone(),
+                bytes: Cow::Borrowed(original),
+                mode: *mode,
+            };
+            // The tree refuses to write a hard-linked file in place (before
+            // writing a byte); it then gets a new inode instead.
+            match logged(journal, tree, path, undo, |t| t.write(path, &chunks)) {
+                Err((_, e)) if refusal(&e) == Some(Refusal::Linked) => {
+                    replace_linked(path, original, *mode, &chunks, tree, journal)?
+                }
+                other => other?,
             }
         }
         Change::Delete {
@@ -219,15 +221,6 @@ fn step<'p>(
 
 fn same_bytes(original: &[u8], chunks: &[&[u8]]) -> bool {
     chunks.iter().map(|c| c.len()).sum::<usize>() == original.len() && chunks.concat() == original
-}
-
-fn mode_of(tree: &dyn FileTree, path: &RelPath) -> Result<u32, StepError> {
-    match tree.entry(path) {
-        Ok(Entry::File { mode }) => Ok(mode),
-        // Gone or replaced since planning: someone else changed it.
-        Ok(_) => Err((path.clone(), std::io::Error::other(Refusal::Changed))),
-        Err(e) => Err((path.clone(), e)),
-    }
 }
 
 fn links(tree: &dyn FileTree, path: &RelPath) -> Result<u64, StepError> {

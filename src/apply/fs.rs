@@ -206,8 +206,18 @@ impl DiskTree {
         if !self.stamps.borrow().contains_key(path.as_str()) {
             return Ok(());
         }
-        let st = rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        let st = rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .map_err(|e| self.gone(path, e.into()))?;
         self.unchanged(path, &st)
+    }
+
+    /// A file that was read and is now missing was removed by someone else.
+    fn gone(&self, path: &RelPath, e: io::Error) -> io::Error {
+        if missing(&e) && self.stamps.borrow().contains_key(path.as_str()) {
+            refused(Refusal::Changed)
+        } else {
+            e
+        }
     }
 
     /// Where an escaping path leads, for the message only (the decision was
@@ -321,7 +331,9 @@ impl FileTree for DiskTree {
     }
 
     fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
-        let fd = self.open(path, OFlags::WRONLY | OFlags::NOFOLLOW, Mode::empty())?;
+        let fd = self
+            .open(path, OFlags::WRONLY | OFlags::NOFOLLOW, Mode::empty())
+            .map_err(|e| self.gone(path, e))?;
         let st = rfs::fstat(&fd)?;
         self.unchanged(path, &st)?;
         if st.st_nlink > 1 {

@@ -3,21 +3,24 @@
 //! tree the next run (or `grammar-patch recover`) puts back exactly as it
 //! was before the interrupted apply.
 //!
-//! It lives in [`DIR`] at the top of the root: on the same file system, so
-//! files can be moved into it and back without copying, and out of every
-//! patch's reach (`paths.rs` refuses the name). During a commit it holds:
+//! It lives at the top of the root, on the same file system (files are
+//! moved into the stash and back, never copied) and out of every patch's
+//! reach (`paths.rs` refuses both names):
 //!
-//! - `log`: one record per step, appended (and with `--fsync` synced)
-//!   before the step. A record is a kind byte, the lengths of its fields,
-//!   a checksum of the header, then the fields: paths, and for a file
-//!   written in place its original bytes. A process killed mid-append
+//! - [`LOG`], a file: one record per step, appended (and with `--fsync`
+//!   synced) before the step. A record is a kind byte, the lengths of its
+//!   fields, a checksum of that header, then the fields: paths, and for a
+//!   file written in place its original bytes. A process killed mid-append
 //!   leaves a short last record, which recovery ignores: its step never
 //!   started.
-//! - `stash/N`: files the commit deleted or replaced by a new inode, moved
-//!   aside whole (same inode, owner, mode and links), so undoing is a rename.
+//! - [`STASH`], a directory made only when needed: files the commit deleted
+//!   or replaced by a new inode, moved aside whole (same inode, owner, mode
+//!   and links), so undoing is a rename.
 //!
-//! The commit point is the removal of `log`: before it, recovery rolls the
-//! tree back; after it, recovery only removes what is left of the journal.
+//! The commit point is the removal of the log: before it, recovery rolls
+//! the tree back; after it, recovery only removes what is left of the stash.
+//! (One file, not a directory, because a directory costs a `mkdir` and a
+//! `rmdir` on every apply: about 90 µs here, a third of a small apply.)
 
 use std::borrow::Cow;
 use std::io;
@@ -25,15 +28,23 @@ use std::io;
 use super::tree::{Entry, FileTree};
 use crate::paths::RelPath;
 
-/// The journal's directory, at the top of the root.
-pub const DIR: &str = ".grammar-patch-journal";
+/// The journal's log, a file at the top of the root.
+pub const LOG: &str = ".grammar-patch-journal";
 
-fn at(rest: &str) -> RelPath {
-    RelPath::new(&format!("{DIR}/{rest}")).expect("a valid journal path")
+/// The journal's stash, a directory at the top of the root.
+pub const STASH: &str = ".grammar-patch-stash";
+
+/// Whether a top-level name is the journal's, and so no patch's target.
+pub fn is_reserved(name: &str) -> bool {
+    name == LOG || name == STASH
 }
 
-fn dir() -> RelPath {
-    RelPath::new(DIR).expect("a valid journal path")
+fn path(name: &str) -> RelPath {
+    RelPath::new(name).expect("a valid journal path")
+}
+
+fn stashed(n: usize) -> RelPath {
+    path(&format!("{STASH}/{n}"))
 }
 
 /// How to take back one step.
@@ -204,14 +215,10 @@ pub struct Journal<'a> {
 }
 
 impl<'a> Journal<'a> {
-    /// Creates the journal directory and an empty log.
+    /// Creates an empty log.
     pub fn begin(tree: &mut dyn FileTree) -> io::Result<Journal<'a>> {
-        tree.create_dir(&dir())?;
-        let log = at("log");
-        if let Err(e) = tree.create(&log, &[], Some(0o600)) {
-            let _ = tree.remove_dir(&dir());
-            return Err(e);
-        }
+        let log = path(LOG);
+        tree.create(&log, &[], Some(0o600))?;
         Ok(Journal {
             undos: vec![],
             stashed: 0,
@@ -237,11 +244,11 @@ impl<'a> Journal<'a> {
 
     /// A fresh place in the stash for a file moved aside.
     pub fn stash_path(&mut self, tree: &mut dyn FileTree) -> io::Result<RelPath> {
-        if self.stashed == 0 {
-            tree.create_dir(&at("stash"))?;
+        if self.stashed == 0 && tree.entry(&path(STASH))? != Entry::Dir {
+            tree.create_dir(&path(STASH))?;
         }
         self.stashed += 1;
-        Ok(at(&format!("stash/{}", self.stashed)))
+        Ok(stashed(self.stashed))
     }
 
     /// Makes the commit final: removes the log (the commit point), then
@@ -250,7 +257,9 @@ impl<'a> Journal<'a> {
         if let Err(e) = tree.remove(&self.log) {
             return Err((self, e));
         }
-        let _ = clean(tree);
+        if self.stashed > 0 {
+            let _ = clean_stash(tree);
+        }
         Ok(())
     }
 
@@ -259,7 +268,10 @@ impl<'a> Journal<'a> {
     pub fn rollback(self, tree: &mut dyn FileTree) -> Vec<String> {
         let failed = undo_all(&self.undos, tree);
         if failed.is_empty() {
-            let _ = tree.remove(&self.log).and_then(|_| clean(tree));
+            let _ = tree.remove(&self.log);
+            if self.stashed > 0 {
+                let _ = clean_stash(tree);
+            }
         }
         failed
     }
@@ -276,19 +288,21 @@ fn undo_all(undos: &[Undo], tree: &mut dyn FileTree) -> Vec<String> {
     failed
 }
 
-/// Removes the journal directory and whatever is left in it.
-fn clean(tree: &mut dyn FileTree) -> io::Result<()> {
-    let stash = at("stash");
-    if tree.entry(&stash)? == Entry::Dir {
-        for name in tree.list(&stash)? {
-            tree.remove(&at(&format!("stash/{name}")))?;
-        }
-        tree.remove_dir(&stash)?;
+/// Removes the stash and whatever is left in it.
+fn clean_stash(tree: &mut dyn FileTree) -> io::Result<()> {
+    let stash = path(STASH);
+    if tree.entry(&stash)? != Entry::Dir {
+        return Ok(());
     }
-    for name in tree.list(&dir())? {
-        tree.remove(&at(&name))?;
+    for name in tree.list(&stash)? {
+        tree.remove(&path(&format!("{STASH}/{name}")))?;
     }
-    tree.remove_dir(&dir())
+    tree.remove_dir(&stash)
+}
+
+/// Whether the root holds a journal (a log, or a stash) to recover.
+pub fn present(tree: &dyn FileTree) -> io::Result<bool> {
+    Ok(tree.entry(&path(LOG))? != Entry::Missing || tree.entry(&path(STASH))? != Entry::Missing)
 }
 
 /// What [`recover`] found.
@@ -305,10 +319,7 @@ pub enum Recovered {
 /// Rolls back an interrupted commit, if the root holds one. Run with the
 /// root locked, so no live commit owns the journal.
 pub fn recover(tree: &mut dyn FileTree) -> io::Result<Recovered> {
-    if tree.entry(&dir())? == Entry::Missing {
-        return Ok(Recovered::Nothing);
-    }
-    let log = at("log");
+    let log = path(LOG);
     let outcome = match tree.entry(&log)? {
         Entry::File { .. } => {
             let bytes = tree.read(&log)?;
@@ -331,9 +342,15 @@ pub fn recover(tree: &mut dyn FileTree) -> io::Result<Recovered> {
             tree.remove(&log)?;
             Recovered::RolledBack(undos.len())
         }
-        _ => Recovered::Cleaned,
+        Entry::Missing if tree.entry(&path(STASH))? != Entry::Missing => Recovered::Cleaned,
+        Entry::Missing => return Ok(Recovered::Nothing),
+        _ => {
+            return Err(io::Error::other(format!(
+                "`{LOG}` is not the journal file grammar-patch writes; move it away"
+            )))
+        }
     };
-    clean(tree)?;
+    clean_stash(tree)?;
     Ok(outcome)
 }
 
@@ -356,7 +373,7 @@ mod tests {
             },
             Undo::Unrename {
                 from: p("x"),
-                to: p(".grammar-patch-journal/stash/1"),
+                to: p(".grammar-patch-stash/1"),
             },
             Undo::Remove { path: p("new.txt") },
             Undo::Cancel,

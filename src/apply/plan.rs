@@ -33,6 +33,8 @@ pub enum Change<'p> {
     Write {
         path: RelPath,
         output: Output<'p>,
+        /// The file's mode as planned (kept; restored with the bytes).
+        mode: u32,
     },
     Delete {
         path: RelPath,
@@ -375,7 +377,11 @@ impl OpCx<'_> {
                     if output.is_unchanged() {
                         return Some(Change::Unchanged { path: rel });
                     }
-                    return Some(Change::Write { path: rel, output });
+                    return Some(Change::Write {
+                        path: rel,
+                        output,
+                        mode,
+                    });
                 };
                 if self.entry(to_ref, &to)? != Entry::Missing {
                     return self.fail(
@@ -534,6 +540,10 @@ impl OpCx<'_> {
             (true, true) => Change::Write {
                 path: rel,
                 output: Output::computed(original, result.text),
+                mode: match entry {
+                    Entry::File { mode } => mode,
+                    _ => 0o644,
+                },
             },
         })
     }

@@ -12,9 +12,8 @@ use std::time::Duration;
 
 use super::fs::{DiskTree, Lock};
 use super::journal::{self, Recovered};
-use super::tree::{Entry, FileTree};
+use super::tree::FileTree;
 use crate::error::{Code, Diagnostic};
-use crate::paths::RelPath;
 
 /// How long a run waits for another apply on the same root, by default.
 pub const DEFAULT_WAIT: Duration = Duration::from_secs(30);
@@ -44,13 +43,8 @@ pub fn open_root(
         Err(e) => Err(io(tree, "cannot lock", e)),
     };
     lock(&tree, if write { Lock::Exclusive } else { Lock::Shared })?;
-    let journal = RelPath::new(journal::DIR).expect("a valid path");
     let mut warnings = vec![];
-    if tree
-        .entry(&journal)
-        .map_err(|e| io(&tree, "cannot read", e))?
-        != Entry::Missing
-    {
+    if journal::present(&tree).map_err(|e| io(&tree, "cannot read", e))? {
         if !write {
             lock(&tree, Lock::Exclusive)?;
         }
@@ -85,7 +79,7 @@ pub fn recover(tree: &mut DiskTree) -> Result<Option<Diagnostic>, Diagnostic> {
             .note("that apply's changes are all in place"),
         )),
         Err(e) => Err(io(tree, "cannot roll back the interrupted apply in", e)
-            .hint(format!("the journal stays in `{}`; fix the problem and run `grammar-patch recover`", journal::DIR))),
+            .hint(format!("the journal stays in `{}`; fix the problem and run `grammar-patch recover`", journal::LOG))),
     }
 }
 

@@ -382,3 +382,34 @@ fn ap_id_grammars_and_tolerant_mode() {
     assert_eq!(before, "a\nb\n");
     assert_eq!(content(&tmp), "a\nB\n");
 }
+
+/// `--fsync` applies the same way (it only adds syncs), a rename and a
+/// delete included, and leaves no journal behind.
+#[test]
+fn fsync_applies_and_leaves_nothing_behind() {
+    let tmp = tree();
+    std::fs::write(tmp.path().join("g.txt"), "g\n").unwrap();
+    let patch = format!(
+        "{PATCH}--- a/g.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-g\n--- /dev/null\n+++ b/new/h.txt\n@@ -0,0 +1 @@\n+h\n"
+    );
+    let mut cmd = bin();
+    cmd.args(["apply", "--fsync", "--root"]).arg(tmp.path());
+    let out = run_with_stdin(cmd, &patch);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(content(&tmp), "a\nB\n");
+    assert!(!tmp.path().join("g.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("new/h.txt")).unwrap(),
+        "h\n"
+    );
+    let names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}

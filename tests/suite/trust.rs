@@ -15,13 +15,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use grammar_patch::apply::journal::DIR as JOURNAL;
+use grammar_patch::apply::journal::{LOG as JOURNAL, STASH};
 use grammar_patch::apply::{self, open_root, DiskTree, FileTree, DEFAULT_WAIT};
 use grammar_patch::error::Code;
 use grammar_patch::formats::Format;
 use grammar_patch::{run, Mode};
 
 use super::support::Snapshot;
+
+/// Neither the journal's log nor its stash is left in `root`.
+fn no_journal(root: &Path) -> bool {
+    !root.join(JOURNAL).exists() && !root.join(STASH).exists()
+}
 
 fn full() -> bool {
     std::env::var("GRAMMAR_PATCH_ATTACKS").as_deref() == Ok("full")
@@ -105,7 +110,7 @@ fn a_hard_linked_target_is_never_written_in_place() {
             0o751,
             "{format}: mode kept"
         );
-        assert!(!root.join(JOURNAL).exists());
+        assert!(no_journal(&root));
     }
 }
 
@@ -137,7 +142,7 @@ fn a_rolled_back_hard_link_is_the_same_inode_again() {
     let a = fs::metadata(root.join("a.txt")).unwrap();
     assert_eq!((a.ino(), a.nlink()), (ino, 2));
     assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), TEXT);
-    assert!(!root.join(JOURNAL).exists());
+    assert!(no_journal(&root));
 }
 
 /// A deleted file restored by a rollback is the same inode, owner and mode;
@@ -184,7 +189,7 @@ fn rollback_restores_deleted_and_renamed_files_as_they_were() {
     );
     assert_eq!(ino("big.txt"), big);
     assert!(!root.join("moved.txt").exists());
-    assert!(!root.join(JOURNAL).exists());
+    assert!(no_journal(&root));
     // Without the fault the rename keeps the inode: no copy was made.
     let outcome = apply_on_disk(root, patch, Format::Udiff);
     assert!(outcome.ok(), "{:?}", outcome.diagnostics);
@@ -314,7 +319,7 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
             TEXT,
             "{format}: a.txt not rolled back"
         );
-        assert!(!tmp.path().join(JOURNAL).exists());
+        assert!(no_journal(tmp.path()));
     }
 }
 
@@ -426,11 +431,11 @@ fn the_journal_cannot_be_targeted() {
     let tmp = tempfile::tempdir().unwrap();
     let outcome = apply_on_disk(
         tmp.path(),
-        &format!("--- /dev/null\n+++ b/{JOURNAL}/log\n@@ -0,0 +1 @@\n+x\n"),
+        &format!("--- /dev/null\n+++ b/{JOURNAL}\n@@ -0,0 +1 @@\n+x\n--- /dev/null\n+++ b/{STASH}/1\n@@ -0,0 +1 @@\n+x\n"),
         Format::Udiff,
     );
     assert_eq!(outcome.diagnostics[0].code, Code::PathEscape);
-    assert!(!tmp.path().join(JOURNAL).exists());
+    assert!(no_journal(tmp.path()));
 }
 
 /// A tree of `n` files, and a udiff patch that modifies, renames (with an
@@ -523,7 +528,7 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
         std::thread::sleep(whole.mul_f64((k as f64 + 0.5) / trials as f64 * 1.5));
         let _ = child.kill();
         let _ = child.wait();
-        if root.join(JOURNAL).exists() {
+        if root.join(JOURNAL).exists() || root.join(STASH).exists() {
             interrupted += 1;
         }
         let out = bin()
@@ -537,10 +542,7 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
             String::from_utf8_lossy(&out.stderr)
         );
         let got = Snapshot::load(&root);
-        assert!(
-            !root.join(JOURNAL).exists(),
-            "trial {k}: journal left behind"
-        );
+        assert!(no_journal(&root), "trial {k}: journal left behind");
         if got == before {
             was_before += 1;
         } else if got == after {
@@ -789,7 +791,7 @@ fn recover_and_every_run_roll_back_a_left_journal() {
             TEXT,
             "{args:?}"
         );
-        assert!(!root.join(JOURNAL).exists(), "{args:?}");
+        assert!(no_journal(&root), "{args:?}");
     }
     let out = bin()
         .args(["recover", "--root"])
