@@ -189,7 +189,7 @@ fn rollback_restores_deleted_and_renamed_files_as_they_were() {
     );
     assert_eq!(ino("big.txt"), big);
     assert!(!root.join("moved.txt").exists());
-    assert!(no_journal(&root));
+    assert!(no_journal(root));
     // Without the fault the rename keeps the inode: no copy was made.
     let outcome = apply_on_disk(root, patch, Format::Udiff);
     assert!(outcome.ok(), "{:?}", outcome.diagnostics);
@@ -791,7 +791,7 @@ fn recover_and_every_run_roll_back_a_left_journal() {
             TEXT,
             "{args:?}"
         );
-        assert!(no_journal(&root), "{args:?}");
+        assert!(no_journal(root), "{args:?}");
     }
     let out = bin()
         .args(["recover", "--root"])
