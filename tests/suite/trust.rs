@@ -9,7 +9,7 @@
 
 use std::fs;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -34,6 +34,27 @@ fn full() -> bool {
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_grammar-patch"))
+}
+
+/// The binary with `args`, `root` and then `tail`, with `stdin` as input.
+fn gp(args: &[&str], root: &Path, tail: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = bin()
+        .args(args)
+        .arg(root)
+        .args(tail)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }
 
 fn apply_on_disk(root: &Path, patch: &str, format: Format) -> grammar_patch::Outcome {
@@ -626,21 +647,13 @@ fn a_held_lock_makes_a_bounded_wait_then_root_busy() {
     fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
     let (_held, _) = open_root(tmp.path(), true, DEFAULT_WAIT).unwrap();
     let started = Instant::now();
-    let out = bin()
-        .args(["apply", "--json", "--wait", "0.3", "--root"])
-        .arg(tmp.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin
-                .take()
-                .unwrap()
-                .write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
-            c.wait_with_output()
-        })
-        .unwrap();
+    let patch = modify(Format::Udiff, "a.txt");
+    let out = gp(
+        &["apply", "--json", "--wait", "0.3", "--root"],
+        tmp.path(),
+        &[],
+        &patch,
+    );
     assert!(started.elapsed() >= Duration::from_millis(300));
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -758,25 +771,8 @@ fn recover_and_every_run_roll_back_a_left_journal() {
         vec!["apply", "--dry-run", "--root"],
     ] {
         leave_journal(root);
-        let mut cmd = bin();
-        cmd.args(&args).arg(root);
-        if args[0] != "recover" {
-            cmd.arg(PathBuf::from("-"));
-        }
-        let out = cmd
-            .stdin(Stdio::piped())
-            .stderr(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin
-                    .take()
-                    .unwrap()
-                    .write_all(modify(Format::Udiff, "a.txt").as_bytes())?;
-                c.wait_with_output()
-            })
-            .unwrap();
+        let tail: &[&str] = if args[0] == "recover" { &[] } else { &["-"] };
+        let out = gp(&args, root, tail, &modify(Format::Udiff, "a.txt"));
         assert!(
             out.status.success(),
             "{args:?}: {}",
@@ -820,20 +816,7 @@ fn huge_numbers_in_headers_are_refused_not_a_crash() {
             &["apply", "--json", "--dry-run"],
             &["lint", "--json"],
         ] {
-            let out = bin()
-                .args(args)
-                .arg("--root")
-                .arg(tmp.path())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .and_then(|mut c| {
-                    use std::io::Write;
-                    c.stdin.take().unwrap().write_all(patch.as_bytes())?;
-                    c.wait_with_output()
-                })
-                .unwrap();
+            let out = gp(&[args, &["--root"]].concat(), tmp.path(), &[], patch);
             assert_eq!(
                 out.status.code(),
                 Some(1),
@@ -858,18 +841,7 @@ fn unnameable_paths_are_a_rejection_not_an_io_error() {
     let long = "x".repeat(300);
     for path in ["a\0b.txt".to_string(), format!("d/{long}.txt")] {
         let patch = format!("--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+new\n");
-        let out = bin()
-            .args(["apply", "--json", "--root"])
-            .arg(tmp.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin.take().unwrap().write_all(patch.as_bytes())?;
-                c.wait_with_output()
-            })
-            .unwrap();
+        let out = gp(&["apply", "--json", "--root"], tmp.path(), &[], &patch);
         assert_eq!(out.status.code(), Some(1), "{path:?}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["error"]["code"], "path_escape", "{path:?}");
