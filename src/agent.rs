@@ -34,12 +34,10 @@ pub fn random_id() -> String {
     format!("{:08x}", h.finish() as u32)
 }
 
-/// Whether `id` is a valid ap patch ID (8 lowercase hex digits).
+/// Whether `id` is a valid ap patch ID: 8 hex digits, as the parser reads
+/// a header (either case; the ID is then used exactly as given).
 pub fn is_patch_id(id: &str) -> bool {
-    id.len() == 8
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// The format's worked example.

@@ -444,6 +444,27 @@ impl Cx<'_> {
                 let mut parts = vec![];
                 let mut i = 0;
                 while i < items.len() {
+                    // `!p ~ !c ~ ANY ~ text`: a non-empty line that does not
+                    // start with `p` and whose first character is not in `c`.
+                    if let (
+                        Expr::NegPred(prefix),
+                        Some(Expr::NegPred(first)),
+                        Some(Expr::Ident(any)),
+                        Some(Expr::Ident(rest)),
+                    ) = (
+                        &items[i],
+                        items.get(i + 1),
+                        items.get(i + 2),
+                        items.get(i + 3),
+                    ) {
+                        if any == "ANY" && self.is_line_rest(rest) {
+                            let units = self.units(prefix)?;
+                            let class = self.char_class(first)?;
+                            parts.push(format!("/{}/", first_unit_complement(&units, &class)));
+                            i += 4;
+                            continue;
+                        }
+                    }
                     if let (Expr::NegPred(inner), Some(Expr::Ident(next))) =
                         (&items[i], items.get(i + 1))
                     {
@@ -665,6 +686,18 @@ fn prefix_complement(units: &[String]) -> String {
         };
     }
     inner
+}
+
+/// [`prefix_complement`] for a line of at least one character, the first
+/// not in `first` (a class disjoint from the prefix's first unit).
+fn first_unit_complement(units: &[String], first: &str) -> String {
+    let unit = &units[0];
+    let leave = format!("[^{unit}{first}\\n][^\\n]*");
+    if units.len() == 1 {
+        return leave;
+    }
+    let rest = prefix_complement(&units[1..]);
+    format!("({leave}|[{unit}]{rest})")
 }
 
 /// A Lark string literal.

@@ -139,7 +139,7 @@ pub fn run_with(
     root: Option<&Path>,
     options: Options,
 ) -> Outcome {
-    let unwrapped = unwrap::unwrap(raw.into());
+    let mut unwrapped = unwrap::unwrap(raw.into());
     let mut outcome = Outcome {
         format,
         mode,
@@ -148,6 +148,12 @@ pub fn run_with(
         diagnostics: unwrapped.warnings.clone(),
         ignored_metadata: vec![],
     };
+    if options.tolerant && format.or_else(|| formats::detect(unwrapped.body())) == Some(Format::Ap)
+    {
+        let body = unwrapped.body;
+        let mut fixed = formats::ap::correct_drifted_ids(&mut unwrapped.text, body);
+        outcome.diagnostics.append(&mut fixed);
+    }
     let result = pipeline(&unwrapped, &mut outcome, tree, root, options);
     if let Err(mut errors) = result {
         outcome.files.clear();

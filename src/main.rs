@@ -283,7 +283,7 @@ fn check_id(format: Format, id: Option<&str>) -> Result<(), String> {
     match id {
         Some(_) if format != Format::Ap => Err("--id applies to the ap format only".into()),
         Some(id) if !grammar_patch::agent::is_patch_id(id) => {
-            Err(format!("--id {id}: a patch ID is 8 lowercase hex digits"))
+            Err(format!("--id {id}: a patch ID is 8 hex digits"))
         }
         _ => Ok(()),
     }

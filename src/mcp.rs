@@ -10,9 +10,9 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ServerCapabilities,
-    ServerConfig, Tool,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
@@ -144,10 +144,11 @@ fn tools() -> Vec<Tool> {
     vec![
         Tool::new(
             "apply_patch",
-            "Apply a patch (unified diff, codex `*** Begin Patch`, or RepoPatch `PATCHSET`) to \
-             the workspace: every file or none. Returns the JSON result; a refused patch is an \
-             error whose JSON carries the code, message, patch line and a hint. The grammars \
-             and model instructions are resources.",
+            "Apply a patch (unified diff, codex `*** Begin Patch`, RepoPatch `PATCHSET`, or ap \
+             `<ID> AP 3.x`) to the workspace: every file or none. Returns the JSON result; a \
+             refused patch is an error whose JSON carries the code, message, patch line and a \
+             hint. The grammars and model instructions are resources; to constrain a model \
+             writing ap, use grammar-patch://grammar/ap/{id}.lark with the patch's own ID.",
             schema(true),
         ),
         Tool::new(
@@ -157,6 +158,23 @@ fn tools() -> Vec<Tool> {
             schema(false),
         ),
     ]
+}
+
+/// The template of ap's ID-bound grammars: the grammar a model decoding an
+/// ap patch should get, since only it makes every directive carry one ID.
+const AP_GRAMMAR_TEMPLATE: &str = "grammar-patch://grammar/ap/{id}.lark";
+
+/// ap's grammar bound to the ID in a `grammar-patch://grammar/ap/{id}.lark` URI.
+fn ap_bound_grammar(uri: &str) -> Option<String> {
+    let id = uri
+        .strip_prefix("grammar-patch://grammar/ap/")?
+        .strip_suffix(".lark")?;
+    if !agent::is_patch_id(id) {
+        return None;
+    }
+    Format::Ap
+        .lark_grammar_for(Some(id))
+        .map(|g| g.into_owned())
 }
 
 /// `(uri, name, mime type, text)` of every resource.
@@ -238,11 +256,38 @@ impl ServerHandler for PatchServer {
         ))
     }
 
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(
+                AP_GRAMMAR_TEMPLATE,
+                "ap grammar bound to one patch ID (Lark)",
+            )
+            .with_description(
+                "ap's Lark grammar with every directive bound to the patch ID {id} (8 hex \
+                     digits): use it to constrain a model writing an ap patch. The generic \
+                     grammar-patch://grammar/ap.lark admits any ID on any line.",
+            )
+            .with_mime_type("text/plain"),
+        ]))
+    }
+
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(text) = ap_bound_grammar(&request.uri) {
+            return Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                text,
+                request.uri.clone(),
+            )
+            .with_mime_type("text/plain")])
+            .into());
+        }
         let Some((uri, _, mime, text)) = resources().into_iter().find(|r| r.0 == request.uri)
         else {
             return Err(ErrorData::resource_not_found(

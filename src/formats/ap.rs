@@ -60,7 +60,10 @@ fn rule_name(rule: &Rule) -> String {
         Rule::EOI => "the end of the patch",
         Rule::header | Rule::patch_id => "the header `<8 hex ID> AP 3.2`",
         Rule::version => "the version `3.1` or `3.2`",
-        Rule::file_block | Rule::file_directive | Rule::headless_file => "`<ID> FILE`",
+        Rule::file_block
+        | Rule::file_directive
+        | Rule::bare_file_directive
+        | Rule::headless_file => "`<ID> FILE`",
         Rule::create_directive => "`<ID> CREATE`",
         Rule::end_block | Rule::end_directive => "`<ID> END`",
         Rule::preamble | Rule::comment_line => "a `#` comment",
@@ -78,8 +81,19 @@ fn rule_name(rule: &Rule) -> String {
         Rule::tail_kv | Rule::tail_key => "`<ID> snippet_tail`",
         Rule::content_kv | Rule::content_key => "`<ID> content`",
         Rule::option | Rule::option_directive => "an option",
-        Rule::rename_block | Rule::rename_directive => "`<ID> RENAME`",
-        Rule::blank_line | Rule::gap | Rule::stray_line | Rule::value | Rule::value_line => "",
+        Rule::rename_block | Rule::loose_rename | Rule::rename_directive => "`<ID> RENAME`",
+        Rule::blank_line
+        | Rule::gap
+        | Rule::stray_line
+        | Rule::value
+        | Rule::value_line
+        | Rule::filled_value
+        | Rule::tail_value
+        | Rule::path_value
+        | Rule::indented_line
+        | Rule::filled_line
+        | Rule::foreign_line
+        | Rule::tail_line => "",
         other => return format!("{other:?}").replace('_', " "),
     }
     .to_string()
@@ -94,6 +108,62 @@ fn syntax_hint(expected: &[Rule]) -> &'static str {
         "after the header come file blocks: `<ID> FILE`, the path on the next line, then actions \
          (`<ID> REPLACE`, `<ID> snippet`, the lines, `<ID> content`, the lines)"
     }
+}
+
+/// `--tolerant`: a directive line whose ID drifted from the header's (case,
+/// or at most two hex digits) is read as that directive: its ID is
+/// rewritten in place (same length, so every span stays), with a warning
+/// naming the line. Only a line that is exactly `<8 hex> <KEYWORD>[ args]`
+/// outside a markdown fence; such a line is never content in the export.
+pub fn correct_drifted_ids(text: &mut String, body: Span) -> Vec<Diagnostic> {
+    let mut warnings = vec![];
+    let mut at = body.start;
+    let mut id: Option<String> = None;
+    let mut fenced = false;
+    let mut fixes = vec![];
+    for line in text[body.start..body.end].split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let line = line.trim_end_matches('\n');
+        let Some(other) = directive_id(line) else {
+            let t = line.trim_start();
+            if id.is_some() && (t.starts_with("```") || t.starts_with("~~~")) {
+                fenced = !fenced;
+            }
+            continue;
+        };
+        let Some(want) = id.as_deref() else {
+            if line[8..].trim_start().starts_with("AP") {
+                id = Some(other.to_string());
+            }
+            continue;
+        };
+        let differing = other
+            .bytes()
+            .zip(want.bytes())
+            .filter(|(a, b)| !a.eq_ignore_ascii_case(b))
+            .count();
+        if fenced || other == want || differing > 2 {
+            continue;
+        }
+        fixes.push((start, want.to_string()));
+        warnings.push(
+            Diagnostic::new(
+                Code::ToleratedFormatSlip,
+                format!(
+                    "directive ID `{other}` drifted from the header's `{want}`; read as `{want}`"
+                ),
+            )
+            .at(Span::new(start, start + 8), "a drifted patch ID")
+            .hint(format!(
+                "every directive starts with the header's ID: write `{want}`"
+            )),
+        );
+    }
+    for (start, want) in fixes {
+        text.replace_range(start..start + 8, &want);
+    }
+    warnings
 }
 
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
@@ -414,7 +484,7 @@ impl<'t> Lower<'t> {
         }
         let mut items = items.into_iter().peekable();
         let value = match items.peek() {
-            Some(p) if p.as_rule() == Rule::value => items.next(),
+            Some(p) if is_value(p.as_rule()) => items.next(),
             _ => None,
         };
         let lines = self.value_lines(value);
@@ -440,6 +510,7 @@ impl<'t> Lower<'t> {
                 | Rule::recreate_block
                 | Rule::delete_file
                 | Rule::create_block
+                | Rule::create_file
                 | Rule::replace_mod
                 | Rule::insert_mod
                 | Rule::delete_mod => {
@@ -460,7 +531,7 @@ impl<'t> Lower<'t> {
                     }
                     pendings.push(pending);
                 }
-                Rule::rename_block => {
+                Rule::rename_block | Rule::loose_rename => {
                     let mut inner = item.into_inner();
                     let d = inner.next().expect("rename_block starts with RENAME");
                     let span = line_span_of(self.base, &d);
@@ -951,4 +1022,11 @@ fn directive_id(line: &str) -> Option<&str> {
     let rest = line[8..].strip_prefix(' ')?.trim_start();
     let word = rest.split_whitespace().next()?;
     (KEYWORDS.contains(&word) || word == "AP").then_some(id)
+}
+/// Whether a pair is a value of some kind (the canonical ones are stricter).
+fn is_value(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::value | Rule::filled_value | Rule::tail_value | Rule::path_value
+    )
 }

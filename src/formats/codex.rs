@@ -16,10 +16,7 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{
-    finish, line_number, line_span_of, marker_path, rule_names, span_of, syntax_error,
-    MAX_LINE_NUMBER,
-};
+use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
@@ -201,7 +198,7 @@ impl<'a> Lower<'a> {
         for p in inner {
             match p.as_rule() {
                 Rule::move_to => move_to = Some(self.path(p)),
-                Rule::hunk | Rule::bare_hunk => hunks.push(p),
+                Rule::hunk | Rule::bare_hunk | Rule::empty_hunk => hunks.push(p),
                 _ => {}
             }
         }
@@ -254,19 +251,11 @@ impl<'a> Lower<'a> {
                 Rule::hunk_header => {
                     for part in p.into_inner() {
                         match part.as_rule() {
-                            Rule::line_number => match line_number(part.as_str()) {
-                                Some(n) => {
-                                    edit.locator.hint = Some(Hint::From(n.saturating_sub(1)))
-                                }
-                                None => {
-                                    self.diags.push(
-                                        Diagnostic::new(Code::InvalidHunkHeader, "the line number in `@@ :N` is too large")
-                                            .at(self.span(&part), format!("at most {MAX_LINE_NUMBER}"))
-                                            .hint("write `@@ :N` with the line where the hunk starts, or `@@` alone"),
-                                    );
-                                    return None;
-                                }
-                            },
+                            Rule::line_number => {
+                                // At most 9 digits, by the grammar.
+                                let n: usize = part.as_str().parse().unwrap_or(usize::MAX);
+                                edit.locator.hint = Some(Hint::From(n.saturating_sub(1)));
+                            }
                             Rule::context_text if !part.as_str().trim().is_empty() => {
                                 let text =
                                     part.as_str().strip_suffix('\r').unwrap_or(part.as_str());

@@ -195,19 +195,6 @@ pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeS
 
 /// Where a format module's lowering ends: the patch with its warnings, or
 /// every problem if any is an error.
-/// The largest line number or count a header may give: no file we patch
-/// (under 4 GiB) has more lines, and nothing past it is worth an overflow.
-pub const MAX_LINE_NUMBER: usize = u32::MAX as usize;
-
-/// A line number or count from a header, or `None` past [`MAX_LINE_NUMBER`].
-pub(crate) fn line_number(digits: &str) -> Option<usize> {
-    digits
-        .parse::<u64>()
-        .ok()
-        .filter(|&n| n <= MAX_LINE_NUMBER as u64)
-        .map(|n| n as usize)
-}
-
 pub(crate) fn finish(
     patch: Patch<'_>,
     diags: Vec<Diagnostic>,

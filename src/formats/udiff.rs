@@ -18,9 +18,7 @@ use pest::iterators::{Pair, Pairs};
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{
-    finish, line_number, line_span_of, rule_names, span_of, syntax_error, MAX_LINE_NUMBER,
-};
+use super::{finish, line_span_of, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
@@ -35,14 +33,25 @@ struct UdiffParser;
 fn rule_name(rule: &Rule) -> String {
     match rule {
         Rule::EOI => "the end of the patch",
-        Rule::git_file | Rule::git_header => "`diff --git a/PATH b/PATH`",
-        Rule::plain_file | Rule::headerless_file | Rule::headerless_body | Rule::old_file => {
-            "`--- a/PATH` (or `--- /dev/null`)"
-        }
-        Rule::new_file => "`+++ b/PATH` (or `+++ /dev/null`)",
-        Rule::hunk | Rule::hunk_header | Rule::bad_hunk_header => {
-            "a hunk header `@@ -OLD,COUNT +NEW,COUNT @@`"
-        }
+        Rule::git_file
+        | Rule::git_meta_file
+        | Rule::loose_git_file
+        | Rule::git_header
+        | Rule::git_ab_header => "`diff --git a/PATH b/PATH`",
+        Rule::plain_file
+        | Rule::loose_plain_file
+        | Rule::headerless_file
+        | Rule::headerless_body
+        | Rule::old_file
+        | Rule::old_null
+        | Rule::old_real => "`--- a/PATH` (or `--- /dev/null`)",
+        Rule::new_file | Rule::new_null | Rule::new_real => "`+++ b/PATH` (or `+++ /dev/null`)",
+        Rule::hunk
+        | Rule::add_hunk
+        | Rule::delete_hunk
+        | Rule::loose_hunk
+        | Rule::hunk_header
+        | Rule::bad_hunk_header => "a hunk header `@@ -OLD,COUNT +NEW,COUNT @@`",
         Rule::context_line
         | Rule::removed_line
         | Rule::added_line
@@ -90,7 +99,12 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     for pair in pairs.flatten().filter(|p| {
         matches!(
             p.as_rule(),
-            Rule::git_file | Rule::plain_file | Rule::headerless_file
+            Rule::git_file
+                | Rule::git_meta_file
+                | Rule::loose_git_file
+                | Rule::plain_file
+                | Rule::loose_plain_file
+                | Rule::headerless_file
         )
     }) {
         lower.file(pair);
@@ -162,8 +176,9 @@ impl<'a> Lower<'a> {
         let mut hunks = vec![];
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::git_header => {
-                    let rest = p.clone().into_inner().next().map_or("", |r| r.as_str());
+                Rule::git_header | Rule::git_ab_header => {
+                    let rest = p.as_str().trim_end_matches('\n');
+                    let rest = rest.strip_prefix("diff --git ").unwrap_or(rest);
                     h.git = Some((rest.to_string(), self.line_span(&p)));
                 }
                 Rule::index_line | Rule::similarity_line => self.metadata(&p),
@@ -185,8 +200,12 @@ impl<'a> Lower<'a> {
                     h.unsupported = true;
                     self.unsupported(&p);
                 }
-                Rule::old_file => h.old = Some((self.side(&p), self.line_span(&p))),
-                Rule::new_file => h.new = Some((self.side(&p), self.line_span(&p))),
+                Rule::old_file | Rule::old_null | Rule::old_real => {
+                    h.old = Some((self.side(&p), self.line_span(&p)))
+                }
+                Rule::new_file | Rule::new_null | Rule::new_real => {
+                    h.new = Some((self.side(&p), self.line_span(&p)))
+                }
                 Rule::headerless_body => {
                     h.headerless = true;
                     for q in p.into_inner() {
@@ -197,7 +216,7 @@ impl<'a> Lower<'a> {
                         }
                     }
                 }
-                Rule::hunk => hunks.push(p),
+                Rule::hunk | Rule::add_hunk | Rule::delete_hunk | Rule::loose_hunk => hunks.push(p),
                 _ => {}
             }
         }
@@ -273,6 +292,9 @@ impl<'a> Lower<'a> {
         };
         match inner.as_rule() {
             Rule::null_path => Side::DevNull,
+            Rule::a_path | Rule::b_path => {
+                Side::Path(decode_path(inner.as_str()), self.span(&inner))
+            }
             _ => match inner.into_inner().find(|p| p.as_rule() == Rule::path) {
                 Some(path) => Side::Path(decode_path(path.as_str()), self.span(&path)),
                 None => Side::DevNull,
@@ -305,27 +327,30 @@ impl<'a> Lower<'a> {
         let header = inner.next()?;
         let header_span = self.line_span(&header);
         if header.as_rule() == Rule::bad_hunk_header {
+            let long = header
+                .as_str()
+                .split(|c: char| !c.is_ascii_digit())
+                .any(|run| run.len() > 9);
+            let what = if long {
+                "a number in the hunk header is too large (at most 9 digits)"
+            } else {
+                "malformed hunk header"
+            };
             self.diags.push(
-                Diagnostic::new(Code::InvalidHunkHeader, "malformed hunk header")
+                Diagnostic::new(Code::InvalidHunkHeader, what)
                     .at(header_span, "expected `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@`")
                     .hint("write the header as `@@ -12,5 +12,6 @@`; the numbers may be approximate, the context lines decide"),
             );
             return None;
         }
-        let ranges: Option<Vec<(usize, Option<usize>)>> = header
+        let ranges: Vec<(usize, Option<usize>)> = header
             .into_inner()
             .filter(|p| p.as_rule() == Rule::range)
             .map(|r| range(r.into_inner()))
             .collect();
-        let Some([(old_start, old_count), (_, new_count)]) = ranges.as_deref() else {
-            self.diags.push(
-                Diagnostic::new(Code::InvalidHunkHeader, "a number in the hunk header is too large")
-                    .at(header_span, format!("line numbers and counts are at most {MAX_LINE_NUMBER}"))
-                    .hint("write the line number where the hunk starts in the file, and the number of lines it covers"),
-            );
+        let [(old_start, old_count), (_, new_count)] = ranges[..] else {
             return None;
         };
-        let (old_start, old_count, new_count) = (*old_start, *old_count, *new_count);
 
         let mut edit = Edit {
             old: vec![],
@@ -437,10 +462,12 @@ impl<'a> Lower<'a> {
 
     fn file_op(&mut self, h: Header, edits: Vec<Edit<'a>>, span: Span) -> Option<FileOp<'a>> {
         let (old, new) = strip_prefixes(h.old.clone(), h.new.clone());
-        let git_path = h
-            .git
-            .as_ref()
-            .and_then(|(text, span)| git_header_path(text).map(|p| (p, *span)));
+        // The file a header-only section names: the new side of an added
+        // file, the old side of a deleted one (the same when symmetric).
+        let git_path = h.git.as_ref().and_then(|(text, span)| {
+            let (a, b) = git_header_sides(text)?;
+            Some((if h.new_file { b } else { a }, *span))
+        });
 
         if let (Some(from), Some(to)) = (&h.rename_from, &h.rename_to) {
             for (side, want, which) in [(&old, from, "---"), (&new, to, "+++")] {
@@ -647,12 +674,15 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// `START[,COUNT]`, or `None` when a number is over [`MAX_LINE_NUMBER`].
-fn range(numbers: Pairs<Rule>) -> Option<(usize, Option<usize>)> {
-    let mut parsed = numbers.map(|n| line_number(n.as_str()));
-    let start = parsed.next().unwrap_or(Some(0))?;
-    let count = parsed.next().map(|c| c.ok_or(())).transpose().ok()?;
-    Some((start, count))
+/// `START[,COUNT]`; the grammar allows at most 9 digits, so each fits.
+fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
+    let mut next = || {
+        numbers
+            .next()
+            .map(|n| n.as_str().parse::<usize>().unwrap_or(usize::MAX))
+    };
+    let start = next().unwrap_or(0);
+    (start, next())
 }
 
 /// Strips `a/` and `b/` when every real path of the pair carries its prefix.
@@ -685,6 +715,45 @@ fn git_header_path(text: &str) -> Option<String> {
     let n = rest.len().checked_sub(3)? / 2;
     let (left, right) = (rest.get(..n)?, rest.get(n..)?);
     (right.strip_prefix(" b/")? == left).then(|| left.to_string())
+}
+
+/// The two paths of `diff --git a/OLD b/NEW`, prefixes taken off: split
+/// where both halves are equal if they can be, else at the first blank
+/// (each side plain without blanks, or C-quoted).
+fn git_header_sides(text: &str) -> Option<(String, String)> {
+    if let Some(p) = git_header_path(text) {
+        return Some((p.clone(), p));
+    }
+    let text = text.trim_end();
+    let (a, rest) = quoted_or_word(text)?;
+    let (b, tail) = quoted_or_word(rest.strip_prefix(' ')?)?;
+    if !tail.is_empty() {
+        return None;
+    }
+    let a = decode_path(a);
+    let b = decode_path(b);
+    Some((
+        a.strip_prefix("a/")?.to_string(),
+        b.strip_prefix("b/")?.to_string(),
+    ))
+}
+
+/// A C-quoted string or a run without blanks at the start of `text`, and the rest.
+fn quoted_or_word(text: &str) -> Option<(&str, &str)> {
+    if let Some(inner) = text.strip_prefix('"') {
+        let mut escaped = false;
+        for (i, c) in inner.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => return Some(text.split_at(i + 2)),
+                _ => {}
+            }
+        }
+        return None;
+    }
+    let end = text.find(' ').unwrap_or(text.len());
+    (end > 0).then(|| text.split_at(end))
 }
 
 /// Decodes git's C-style quoting; plain paths lose trailing whitespace.
@@ -731,6 +800,22 @@ fn decode_path(raw: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_header_sides_split_asymmetric_and_quoted_headers() {
+        assert_eq!(git_header_sides("a/x b/y"), Some(("x".into(), "y".into())));
+        assert_eq!(
+            git_header_sides("a/my file b/my file"),
+            Some(("my file".into(), "my file".into()))
+        );
+        assert_eq!(
+            git_header_sides("\"a/t\\303\\251 x\" \"b/y z\""),
+            Some(("t\u{e9} x".into(), "y z".into()))
+        );
+        assert_eq!(git_header_sides("something"), None);
+        assert_eq!(git_header_sides("a/x c/y"), None);
+        assert_eq!(git_header_sides("a/x b/y extra"), None);
+    }
 
     #[test]
     fn git_header_paths_split_only_when_symmetric() {

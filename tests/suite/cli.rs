@@ -344,7 +344,14 @@ fn ap_id_grammars_and_tolerant_mode() {
         *Format::Ap.lark_grammar_for(Some("3d7e1a90")).unwrap()
     );
     assert!(text.contains("\"3d7e1a90\"") && text != Format::Ap.lark_grammar().unwrap());
-    assert_eq!(status(&["grammar", "ap", "--id", "3D7E1A90"]), Some(2));
+    // Upper case, as the parser reads headers: used exactly as given.
+    let upper = gp(&["grammar", "ap", "--id", "3D7E1A90"]).output().unwrap();
+    assert_eq!(upper.status.code(), Some(0));
+    assert!(String::from_utf8(upper.stdout)
+        .unwrap()
+        .contains("\"3D7E1A90\""));
+    assert_eq!(status(&["grammar", "ap", "--id", "3d7e1a9"]), Some(2));
+    assert_eq!(status(&["grammar", "ap", "--id", "3d7e1a9g"]), Some(2));
     assert_eq!(status(&["grammar", "udiff", "--id", "3d7e1a90"]), Some(2));
     let tmp = tree();
     let headless =

@@ -75,6 +75,11 @@ impl Engine {
         Engine(matcher)
     }
 
+    /// A fresh matcher at the start of the grammar, for a sampler.
+    pub fn matcher(&self) -> Matcher {
+        self.0.deep_clone()
+    }
+
     /// Whether the engine accepts `text` as a whole, the way a sampler would
     /// (one byte per token; a byte outside the mask stops it).
     pub fn accepts(&self, text: &str) -> bool {

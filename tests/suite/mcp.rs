@@ -143,6 +143,33 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
                 }
             }
         }
+
+        // ap's ID-bound grammar, through the resource template.
+        let templates = client.list_all_resource_templates().await.unwrap();
+        assert!(
+            templates
+                .iter()
+                .any(|t| t.uri_template == "grammar-patch://grammar/ap/{id}.lark"),
+            "{templates:?}"
+        );
+        let uri = "grammar-patch://grammar/ap/3d7e1a90.lark".to_string();
+        let read = client
+            .read_resource(ReadResourceRequestParams::new(uri.clone()))
+            .await
+            .unwrap();
+        match &read.contents[0] {
+            ResourceContents::TextResourceContents { text, .. } => assert_eq!(
+                text,
+                &*Format::Ap.lark_grammar_for(Some("3d7e1a90")).unwrap()
+            ),
+            other => panic!("{uri}: {other:?}"),
+        }
+        let bad = client
+            .read_resource(ReadResourceRequestParams::new(
+                "grammar-patch://grammar/ap/nothex!.lark".to_string(),
+            ))
+            .await;
+        assert!(bad.is_err(), "a malformed ID is no resource");
         client.cancel().await.unwrap();
     });
 }

@@ -19,6 +19,8 @@ mod peers;
 mod safety;
 /// RepoPatch's in-order semantics against a naive model.
 mod sequential;
+/// Grammar soundness: what the Lark export admits, the parser accepts.
+mod soundness;
 /// Tree copying and comparison shared by the modules below.
 mod support;
 /// The trust boundary under attack: hard links, swapped directories,

@@ -48,12 +48,8 @@ fn gp(args: &[&str], root: &Path, tail: &[&str], stdin: &str) -> std::process::O
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
+    // A command that reads no input (`recover`) may be gone already.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child.wait_with_output().unwrap()
 }
 
@@ -824,7 +820,14 @@ fn huge_numbers_in_headers_are_refused_not_a_crash() {
                 String::from_utf8_lossy(&out.stderr)
             );
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(v["error"]["code"], "invalid_hunk_header", "{patch}");
+            // udiff: a header number over 9 digits is a malformed header;
+            // codex: `@@ :N` over 9 digits reads as a context line no file has.
+            let want = if patch.starts_with("***") {
+                "context_not_found"
+            } else {
+                "invalid_hunk_header"
+            };
+            assert_eq!(v["error"]["code"], want, "{patch}");
         }
     }
     assert_eq!(
