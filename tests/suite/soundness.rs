@@ -175,7 +175,7 @@ fn every_sample_of_the_grammar_parses() {
     let per_grammar = std::env::var("GRAMMAR_PATCH_SAMPLES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(1500);
+        .unwrap_or(2000);
     let mut failures = vec![];
     for format in FORMATS {
         for (name, lark) in grammars(format) {
