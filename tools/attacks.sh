@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 GRAMMAR_PATCH_ATTACKS=full cargo test --release --test all suite::trust -- --nocapture --test-threads=1 2>&1 \
-  | grep -E '^(kill -9|concurrent applies|swap race|test result)|panicked|FAILED'
+  | grep -E 'kill -9:|concurrent applies:|swap race:|test result|panicked|FAILED'

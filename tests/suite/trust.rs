@@ -542,7 +542,7 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(whole.mul_f64((k as f64 + 0.5) / trials as f64 * 1.5));
+        std::thread::sleep(whole.mul_f64((k as f64 + 0.5) / trials as f64 * 2.0));
         let _ = child.kill();
         let _ = child.wait();
         if root.join(JOURNAL).exists() || root.join(STASH).exists() {
