@@ -4,7 +4,9 @@
 # patch is refused (as a person and as an agent sees it) with nothing written.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo build --release --quiet
+# The first build takes a few minutes; cargo shows its progress.
+echo "building the release binary (cargo build --release --locked)..." >&2
+cargo build --release --locked
 gp=target/release/grammar-patch
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT

@@ -91,6 +91,10 @@ pub fn unwrap(raw: String) -> Unwrapped {
             }
             at = line.end + 1;
         }
+        // "Here is the patch:", a blank line, then the patch.
+        let before = first;
+        trim_blank(&mut first, &mut last);
+        stripped_blank |= first != before;
     }
 
     if first < last
