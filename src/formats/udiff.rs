@@ -724,6 +724,16 @@ fn git_header_sides(text: &str) -> Option<(String, String)> {
     if let Some(p) = git_header_path(text) {
         return Some((p.clone(), p));
     }
+    // `git diff --no-prefix`: `diff --git P P`, two equal halves.
+    let text = text.trim_end();
+    if text.len() % 2 == 1 {
+        let (left, right) = text.split_at(text.len() / 2);
+        if let Some(right) = right.strip_prefix(' ') {
+            if left == right && !left.starts_with('"') {
+                return Some((left.to_string(), left.to_string()));
+            }
+        }
+    }
     let text = text.trim_end();
     let (a, rest) = quoted_or_word(text)?;
     let (b, tail) = quoted_or_word(rest.strip_prefix(' ')?)?;
@@ -811,6 +821,10 @@ mod tests {
         assert_eq!(
             git_header_sides("\"a/t\\303\\251 x\" \"b/y z\""),
             Some(("t\u{e9} x".into(), "y z".into()))
+        );
+        assert_eq!(
+            git_header_sides("docs/new file.md docs/new file.md"),
+            Some(("docs/new file.md".into(), "docs/new file.md".into()))
         );
         assert_eq!(git_header_sides("something"), None);
         assert_eq!(git_header_sides("a/x c/y"), None);
