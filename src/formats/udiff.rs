@@ -727,7 +727,8 @@ fn git_header_sides(text: &str) -> Option<(String, String)> {
     // `git diff --no-prefix`: `diff --git P P`, two equal halves.
     let text = text.trim_end();
     if text.len() % 2 == 1 {
-        let (left, right) = text.split_at(text.len() / 2);
+        let mid = text.len() / 2;
+        let (left, right) = (text.get(..mid).unwrap_or(""), text.get(mid..).unwrap_or(""));
         if let Some(right) = right.strip_prefix(' ') {
             if left == right && !left.starts_with('"') {
                 return Some((left.to_string(), left.to_string()));
@@ -827,6 +828,8 @@ mod tests {
             Some(("docs/new file.md".into(), "docs/new file.md".into()))
         );
         assert_eq!(git_header_sides("something"), None);
+        // Found by fuzzing: the middle inside a multi-byte character.
+        assert_eq!(git_header_sides("a\u{36c6c}bc"), None);
         assert_eq!(git_header_sides("a/x c/y"), None);
         assert_eq!(git_header_sides("a/x b/y extra"), None);
     }
