@@ -53,6 +53,15 @@ fn gp(args: &[&str], root: &Path, tail: &[&str], stdin: &str) -> std::process::O
     child.wait_with_output().unwrap()
 }
 
+/// Asserts that a run of the binary exited 0.
+fn succeeds(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn apply_on_disk(root: &Path, patch: &str, format: Format) -> grammar_patch::Outcome {
     let mut tree = DiskTree::new(root).unwrap();
     let canonical = tree.root().to_path_buf();
@@ -486,21 +495,12 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
     let patch = many_files(&seed, files);
     let patch_file = work.path().join("p.diff");
     fs::write(&patch_file, &patch).unwrap();
+    let patch_arg = patch_file.to_str().unwrap();
     let before = Snapshot::load(&seed);
     let after = {
         let t = work.path().join("after");
         copy_tree(&seed, &t);
-        let out = bin()
-            .args(["apply", "--root"])
-            .arg(&t)
-            .arg(&patch_file)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeds(&gp(&["apply", "--root"], &t, &[patch_arg], ""));
         Snapshot::load(&t)
     };
     // How long a whole apply takes (the median of three), to spread the
@@ -538,16 +538,7 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
         if root.join(JOURNAL).exists() || root.join(STASH).exists() {
             interrupted += 1;
         }
-        let out = bin()
-            .args(["recover", "--root"])
-            .arg(&root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeds(&gp(&["recover", "--root"], &root, &[], ""));
         let got = Snapshot::load(&root);
         assert!(no_journal(&root), "trial {k}: journal left behind");
         if got == before {
@@ -840,4 +831,21 @@ fn unnameable_paths_are_a_rejection_not_an_io_error() {
         assert_eq!(v["error"]["code"], "path_escape", "{path:?}");
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
     }
+}
+
+/// A journal path that is not the journal grammar-patch writes (a directory
+/// of that name) is never guessed at: recovery fails with exit 2 and says
+/// what to move away, and the tree is left alone.
+#[test]
+fn a_journal_that_is_not_ours_stops_recovery() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir(tmp.path().join(JOURNAL)).unwrap();
+    fs::write(tmp.path().join(JOURNAL).join("keep.txt"), "mine\n").unwrap();
+    let out = gp(&["recover", "--root"], tmp.path(), &[], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("move it away"));
+    assert_eq!(
+        fs::read_to_string(tmp.path().join(JOURNAL).join("keep.txt")).unwrap(),
+        "mine\n"
+    );
 }
