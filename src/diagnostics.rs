@@ -9,6 +9,7 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
 
 use crate::error::{Diagnostic, Severity};
+use crate::lossless::visible;
 
 /// Renders `diags` as plain text (for snapshots and pipes).
 pub fn render_plain(diags: &[Diagnostic], patch_name: &str, patch_text: &str) -> String {
@@ -51,8 +52,10 @@ fn build(
     patch_name: &str,
     patch_text: &str,
 ) -> (Files, Vec<CsDiagnostic<usize>>) {
+    // Bytes that are not UTF-8 are shown as `\xHH` (see `lossless`).
+    let show = |text: &str| visible(text).into_owned();
     let mut files = SimpleFiles::new();
-    let patch = files.add(patch_name.to_string(), patch_text.to_string());
+    let patch = files.add(patch_name.to_string(), show(patch_text));
     let mut targets: HashMap<(String, usize), usize> = HashMap::new();
     let mut out = vec![];
     for d in diags {
@@ -64,13 +67,13 @@ fn build(
         if let Some(span) = d.span {
             labels.push(
                 Label::primary(patch, clamp(span.start, span.end, patch_text))
-                    .with_message(&d.label),
+                    .with_message(show(&d.label)),
             );
         }
         for (span, message) in &d.secondary {
             labels.push(
                 Label::secondary(patch, clamp(span.start, span.end, patch_text))
-                    .with_message(message),
+                    .with_message(show(message)),
             );
         }
         for t in &d.targets {
@@ -78,20 +81,20 @@ fn build(
             let key = (t.path.clone(), t.text.as_ptr() as usize);
             let id = *targets
                 .entry(key)
-                .or_insert_with(|| files.add(t.path.clone(), t.text.to_string()));
+                .or_insert_with(|| files.add(t.path.clone(), show(&t.text)));
             labels.push(
                 Label::secondary(id, clamp(t.span.start, t.span.end, &t.text))
-                    .with_message(&t.message),
+                    .with_message(show(&t.message)),
             );
         }
-        let mut notes = d.notes.clone();
+        let mut notes: Vec<String> = d.notes.iter().map(|n| show(n)).collect();
         if let Some(hint) = &d.hint {
-            notes.push(format!("help: {hint}"));
+            notes.push(format!("help: {}", show(hint)));
         }
         out.push(
             CsDiagnostic::new(severity)
                 .with_code(d.code.as_str())
-                .with_message(&d.message)
+                .with_message(show(&d.message))
                 .with_labels(labels)
                 .with_notes(notes),
         );

@@ -272,6 +272,12 @@ pub struct Edit<'a> {
     pub old_no_eol: bool,
     /// The new block's last line has no newline.
     pub new_no_eol: bool,
+    /// Added lines carry their own line end: a `\r` kept at the end of
+    /// their text, and `\n` after it. A diff made by a tool shows the
+    /// file's `\r`s, and what it adds is written byte for byte; without
+    /// this, added lines get the file's dominant line end (a model writes
+    /// LF lines into a CRLF file).
+    pub own_eol: bool,
     pub locator: Locator<'a>,
     pub span: Span,
 }

@@ -26,6 +26,7 @@ pub mod error;
 pub mod formats;
 pub mod ir;
 pub mod lark;
+pub mod lossless;
 pub mod mcp;
 pub mod paths;
 pub mod payload;

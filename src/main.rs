@@ -157,9 +157,9 @@ fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
             std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
         ),
     };
-    let text =
-        String::from_utf8(bytes).map_err(|_| format!("{name}: the patch is not UTF-8 text"))?;
-    Ok((name, text))
+    // Bytes that are not UTF-8 are carried along (see `lossless`): a
+    // patch may add a Latin-1 line to a Latin-1 file.
+    Ok((name, grammar_patch::lossless::decode(bytes)))
 }
 
 fn read_stdin() -> Result<Vec<u8>, String> {

@@ -48,6 +48,9 @@ pub enum PathProblem {
     AbsoluteWithoutRoot,
     /// A NUL byte, or a component longer than any file system allows.
     Unusable,
+    /// Bytes that are not UTF-8 (see `lossless`): refused rather than
+    /// written under another name.
+    NotUtf8,
     /// The applier's own journal directory.
     Reserved,
 }
@@ -60,6 +63,7 @@ impl PathProblem {
             PathProblem::OutsideRoot => "the absolute path is outside the root",
             PathProblem::AbsoluteWithoutRoot => "an absolute path needs --root to be checked",
             PathProblem::Unusable => "the path has a NUL byte or a component longer than 255 bytes",
+            PathProblem::NotUtf8 => "the path has bytes that are not UTF-8, which grammar-patch does not write",
             PathProblem::Reserved => {
                 "`.grammar-patch-journal` and `.grammar-patch-stash` are grammar-patch's rollback journal, not patch targets"
             }
@@ -79,6 +83,9 @@ pub fn resolve(text: &str, root: Option<&Path>) -> Result<RelPath, PathProblem> 
 fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath, PathProblem> {
     if text.contains('\0') {
         return Err(PathProblem::Unusable);
+    }
+    if crate::lossless::has_escapes(text) {
+        return Err(PathProblem::NotUtf8);
     }
     let path = Path::new(text);
     let rel: &Path = if path.is_absolute() {

@@ -133,7 +133,23 @@ pub fn to_value(outcome: &Outcome) -> serde_json::Value {
             })
         }
     };
-    value.unwrap_or_else(|e| {
+    let mut value = value.unwrap_or_else(|e| {
         serde_json::json!({"ok": false, "error": {"code": "io_error", "message": e.to_string()}})
-    })
+    });
+    show_bytes(&mut value);
+    value
+}
+
+/// Bytes that are not UTF-8, in any string, shown as `\xHH` (see `lossless`).
+fn show_bytes(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(s) => {
+            if let std::borrow::Cow::Owned(shown) = crate::lossless::visible(s) {
+                *s = shown;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(show_bytes),
+        serde_json::Value::Object(map) => map.values_mut().for_each(show_bytes),
+        _ => {}
+    }
 }

@@ -51,18 +51,21 @@ pub fn check_path(path: &PathRef, root: Option<&Path>) -> Result<RelPath, Diagno
 }
 
 fn escape(path: &PathRef, problem: &PathProblem) -> Diagnostic {
-    Diagnostic::new(
-        Code::PathEscape,
-        format!("`{}`: {}", path.text, problem.explain()),
-    )
+    let code = match problem {
+        PathProblem::NotUtf8 => Code::UnsupportedFile,
+        _ => Code::PathEscape,
+    };
+    Diagnostic::new(code, format!("`{}`: {}", path.text, problem.explain()))
     .at(path.span, match problem {
         PathProblem::Unusable => "no file system can name this",
+        PathProblem::NotUtf8 => "a name that is not UTF-8",
         PathProblem::Reserved => "grammar-patch's own journal",
         _ => "this path is not inside the root",
     })
     .path(path.text.as_str())
     .hint(match problem {
         PathProblem::Unusable => "name the file with components of at most 255 bytes and no NUL byte",
+        PathProblem::NotUtf8 => "rename the file to a UTF-8 name, or patch it with git",
         PathProblem::Reserved => "patch the project's own files; grammar-patch keeps its rollback journal in `.grammar-patch-journal` and `.grammar-patch-stash` while it applies",
         _ => "use a path relative to the repository root, without `..`",
     })

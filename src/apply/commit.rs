@@ -16,9 +16,11 @@ use std::borrow::Cow;
 
 use super::fs::{refusal, Refusal};
 use super::journal::{self, Journal, Undo};
+use super::output::slices;
 use super::plan::{Change, Plan};
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic};
+use crate::lossless;
 use crate::paths::RelPath;
 
 /// Writes the plan, or restores every step already taken and reports the
@@ -122,6 +124,7 @@ fn step<'p>(
         Change::Create { path, output } => {
             make_parents(path, tree, journal)?;
             let chunks = output.chunks();
+            let chunks = slices(&chunks);
             logged(
                 journal,
                 tree,
@@ -131,11 +134,12 @@ fn step<'p>(
             )?;
         }
         Change::Write { path, output, mode } => {
-            let original = output.original.as_bytes();
+            let original = output.original_bytes();
             let chunks = output.chunks();
+            let chunks = slices(&chunks);
             let undo = Undo::Restore {
                 path: path.clone(),
-                bytes: Cow::Borrowed(original),
+                bytes: original.clone(),
                 mode: *mode,
             };
             // The tree refuses to write a hard-linked file in place (before
@@ -152,7 +156,7 @@ fn step<'p>(
             original,
             mode,
         } => {
-            stash(path, original.as_bytes(), *mode, tree, journal)?;
+            stash(path, lossless::encode(original), *mode, tree, journal)?;
             prune_empty_parents(path, tree, journal)?;
         }
         Change::Move {
@@ -162,8 +166,9 @@ fn step<'p>(
             mode,
         } => {
             make_parents(to, tree, journal)?;
-            let original = output.original.as_bytes();
+            let original = output.original_bytes();
             let chunks = output.chunks();
+            let chunks = slices(&chunks);
             if links(tree, from)? > 1 {
                 // The other links keep the old inode and its bytes.
                 logged(journal, tree, to, Undo::Remove { path: to.clone() }, |t| {
@@ -176,10 +181,10 @@ fn step<'p>(
                     to: to.clone(),
                 };
                 logged(journal, tree, to, undo, |t| t.rename(from, to))?;
-                if !same_bytes(original, &chunks) {
+                if !same_bytes(&original, &chunks) {
                     let undo = Undo::Restore {
                         path: to.clone(),
-                        bytes: Cow::Borrowed(original),
+                        bytes: original,
                         mode: *mode,
                     };
                     logged(journal, tree, to, undo, |t| t.write(to, &chunks))?;
@@ -199,7 +204,7 @@ fn step<'p>(
         }
         Change::RemoveTree { files, dirs, .. } => {
             for (path, original, mode) in files {
-                stash(path, original.as_bytes(), *mode, tree, journal)?;
+                stash(path, lossless::encode(original), *mode, tree, journal)?;
             }
             remove_dirs(dirs, tree, journal)?;
         }
@@ -231,7 +236,7 @@ fn links(tree: &dyn FileTree, path: &RelPath) -> Result<u64, StepError> {
 /// across file systems, where it cannot move, removes it and keeps its bytes.
 fn stash<'p>(
     path: &RelPath,
-    original: &'p [u8],
+    original: Cow<'p, [u8]>,
     mode: u32,
     tree: &mut dyn FileTree,
     journal: &mut Journal<'p>,
@@ -245,7 +250,7 @@ fn stash<'p>(
         Err((_, e)) if e.kind() == std::io::ErrorKind::CrossesDevices => {
             let undo = Undo::Recreate {
                 path: path.clone(),
-                bytes: Cow::Borrowed(original),
+                bytes: original,
                 mode,
             };
             logged(journal, tree, path, undo, |t| t.remove(path))
@@ -258,7 +263,7 @@ fn stash<'p>(
 /// every other link, keeps its bytes.
 fn replace_linked<'p>(
     path: &RelPath,
-    original: &'p [u8],
+    original: Cow<'p, [u8]>,
     mode: u32,
     chunks: &[&[u8]],
     tree: &mut dyn FileTree,

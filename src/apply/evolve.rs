@@ -351,8 +351,8 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let mut order = vec![];
         self.write_out(&mut out, |id| order.push(id));
         let pieces = out.finish();
-        let text = super::output::Output::new(self.file.text.to_string(), pieces).to_vec();
-        (String::from_utf8(text).unwrap_or_default(), order)
+        let text = super::output::Output::new(self.file.text.to_string(), pieces).to_text();
+        (text, order)
     }
 }
 
@@ -370,6 +370,7 @@ mod tests {
             new,
             old_no_eol: false,
             new_no_eol: false,
+            own_eol: false,
             locator: Locator::plain(Uniqueness::UniqueInFile, &[]),
             span: Span::default(),
         }

@@ -6,6 +6,10 @@
 //! original (which the rollback needs anyway). Pieces cost a few bytes per
 //! edited line instead; the commit streams them to the file.
 
+use std::borrow::Cow;
+
+use crate::lossless;
+
 /// The new content of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output<'p> {
@@ -121,50 +125,71 @@ impl<'p> Output<'p> {
         }
     }
 
-    fn bytes(&self, piece: &Piece<'p>) -> &[u8] {
+    fn text(&self, piece: &Piece<'p>) -> &str {
         match *piece {
-            Piece::Original(s, e) => &self.original.as_bytes()[s..e],
-            Piece::Text(t) => t.as_bytes(),
+            Piece::Original(s, e) => &self.original[s..e],
+            Piece::Text(t) => t,
         }
     }
 
-    /// The content, in order, as byte slices to write.
-    pub fn chunks(&self) -> Vec<&[u8]> {
+    /// The content, in order, as text slices.
+    fn texts(&self) -> Vec<&str> {
         match &self.computed {
-            Some(text) => vec![text.as_bytes()],
-            None => self.pieces.iter().map(|p| self.bytes(p)).collect(),
+            Some(text) => vec![text],
+            None => self.pieces.iter().map(|p| self.text(p)).collect(),
         }
+    }
+
+    /// The content, in order, as the bytes to write: the text's own bytes
+    /// unless it carries bytes that are not UTF-8 (see [`crate::lossless`]).
+    pub fn chunks(&self) -> Vec<Cow<'_, [u8]>> {
+        self.texts().into_iter().map(lossless::encode).collect()
+    }
+
+    /// The original file's bytes, for the rollback.
+    pub fn original_bytes(&self) -> Cow<'_, [u8]> {
+        lossless::encode(&self.original)
     }
 
     pub fn len(&self) -> usize {
-        self.chunks().iter().map(|c| c.len()).sum()
+        self.texts().iter().map(|c| c.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Whether the content equals `bytes`, without building it.
-    pub fn equals(&self, bytes: &[u8]) -> bool {
+    /// Whether the content equals `text`, without building it.
+    pub fn equals(&self, text: &str) -> bool {
         let mut at = 0;
-        for chunk in self.chunks() {
-            if bytes.get(at..at + chunk.len()) != Some(chunk) {
+        for chunk in self.texts() {
+            if text.get(at..at + chunk.len()) != Some(chunk) {
                 return false;
             }
             at += chunk.len();
         }
-        at == bytes.len()
+        at == text.len()
     }
 
     /// Whether the content is the original text, unchanged.
     pub fn is_unchanged(&self) -> bool {
-        self.equals(self.original.as_bytes())
+        self.equals(&self.original)
     }
 
-    /// The content as one buffer (for the in-memory tree and tests).
+    /// The content as one string.
+    pub fn to_text(&self) -> String {
+        self.texts().concat()
+    }
+
+    /// The content as one buffer of bytes (for the in-memory tree and tests).
     pub fn to_vec(&self) -> Vec<u8> {
         self.chunks().concat()
     }
+}
+
+/// Borrowed slices of owned-or-borrowed chunks, as a tree writes them.
+pub fn slices<'c>(chunks: &'c [Cow<'_, [u8]>]) -> Vec<&'c [u8]> {
+    chunks.iter().map(AsRef::as_ref).collect()
 }
 
 #[cfg(test)]
@@ -186,7 +211,7 @@ mod tests {
         let out = Output::new(original.clone(), pieces);
         assert_eq!(out.to_vec(), b"a\r\nb\r\nc");
         assert_eq!(out.len(), 7);
-        assert!(out.equals(b"a\r\nb\r\nc") && !out.equals(b"a\r\nb\r\nc\n") && !out.is_unchanged());
+        assert!(out.equals("a\r\nb\r\nc") && !out.equals("a\r\nb\r\nc\n") && !out.is_unchanged());
         let x = "x\n".to_string();
         let mut b = Builder::new(&x);
         b.push_original(0, 2);

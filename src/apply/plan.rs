@@ -236,22 +236,16 @@ impl OpCx<'_> {
             Ok(b) => b,
             Err(e) => return self.io_error(path, e),
         };
-        if bytes.len() >= u32::MAX as usize {
+        // Bytes that are not UTF-8 are carried along (see `lossless`).
+        let text = crate::lossless::decode(bytes);
+        if text.len() >= u32::MAX as usize {
             return self.fail(
                 Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is 4 GiB or larger"))
                     .at(path.span, "too large to patch")
                     .path(rel.as_str()),
             );
         }
-        match String::from_utf8(bytes) {
-            Ok(text) => Some(text),
-            Err(_) => self.fail(
-                Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is not UTF-8 text"))
-                    .at(path.span, "binary or non-UTF-8 file")
-                    .path(rel.as_str())
-                    .hint("only UTF-8 text files can be patched"),
-            ),
-        }
+        Some(text)
     }
 
     /// Checks that a new file can be created at `rel`: nothing there, and no
@@ -307,7 +301,7 @@ impl OpCx<'_> {
                     }
                     Entry::File { .. } => {
                         let current = self.read_text(&op.path, &rel, entry)?;
-                        if output.equals(current.as_bytes()) {
+                        if output.equals(&current) {
                             return Some(Change::Unchanged { path: rel });
                         }
                         self.fail(
@@ -953,7 +947,7 @@ fn fuzz_warning(rel: &RelPath, edit: &Edit, advice: Advice, at: &str, relax: Rel
     .note("lines kept from the file keep the file's own text")
 }
 
-/// A new file: the patch's lines with LF line ends.
+/// A new file: each line as the patch gives it (a `\r` it shows kept), and `\n`.
 fn render_new<'p>(content: &'p NewText<'_>) -> Output<'p> {
     let mut out = Builder::new("");
     for line in &content.lines {
@@ -1383,7 +1377,7 @@ fn assemble<'p>(file: &FileText, edits: &'p [Edit<'_>], regions: &[Region]) -> P
                 }
                 NewLine::Add(line) => {
                     out.push_text(&line.text);
-                    out.push_text(dominant);
+                    out.push_text(if edit.own_eol { "\n" } else { dominant });
                 }
             }
         }
@@ -1428,6 +1422,7 @@ mod tests {
             new: lines(add).into_iter().map(NewLine::Add).collect(),
             old_no_eol: false,
             new_no_eol: false,
+            own_eol: false,
             locator,
             span: Span::default(),
         }
@@ -1462,7 +1457,7 @@ mod tests {
                 .collect::<Vec<_>>()
         })?;
         Ok(match &plan.changes[0] {
-            Change::Write { output, .. } => String::from_utf8(output.to_vec()).unwrap(),
+            Change::Write { output, .. } => output.to_text(),
             other => format!("{other:?}"),
         })
     }

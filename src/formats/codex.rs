@@ -239,6 +239,7 @@ impl<'a> Lower<'a> {
             new: vec![],
             old_no_eol: false,
             new_no_eol: false,
+            own_eol: false,
             locator: Locator::plain(
                 Uniqueness::UniqueAfterCursor,
                 &[Relax::TrailingWhitespace, Relax::Trimmed, Relax::Normalized],

@@ -378,6 +378,7 @@ impl<'a> Lower<'a> {
             new,
             old_no_eol: false,
             new_no_eol: false,
+            own_eol: false,
             locator: Locator::plain(Uniqueness::UniqueInFile, &[Relax::TrailingWhitespace]),
             span: old_span.map_or(kw, |s| kw.to(s)),
         })

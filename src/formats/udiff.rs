@@ -232,7 +232,11 @@ impl<'a> Lower<'a> {
             self.diags.push(d);
             return;
         }
-        let edits = self.hunks(hunks);
+        let mut edits = self.hunks(hunks);
+        let own_eol = edits.iter().any(|e| e.own_eol);
+        for e in &mut edits {
+            e.own_eol = own_eol;
+        }
         if h.unsupported {
             return;
         }
@@ -357,6 +361,7 @@ impl<'a> Lower<'a> {
             new: vec![],
             old_no_eol: false,
             new_no_eol: false,
+            own_eol: false,
             locator: Locator::plain(Uniqueness::UniqueInFile, &[Relax::TrailingWhitespace]),
             span,
         };
@@ -366,11 +371,19 @@ impl<'a> Lower<'a> {
         for line in inner {
             let rule = line.as_rule();
             let lspan = self.line_span(&line);
-            // A body line is its one-byte prefix, its text and `\n`; the
-            // text of a CRLF line loses its `\r` (line ends are the file's).
+            // A body line is its one-byte prefix, its text and `\n`. The
+            // text of a CRLF line loses its `\r` (the file's line ends
+            // decide the match), except an added line's: when any line of
+            // the file's hunks shows a `\r`, the diff is byte-exact and
+            // added lines keep their own line ends (`Edit::own_eol`).
             let raw = line.as_str();
             let text = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
-            let text = text.strip_suffix('\r').unwrap_or(text);
+            let stripped = text.strip_suffix('\r');
+            edit.own_eol |= stripped.is_some();
+            let text = match rule {
+                Rule::added_line => text,
+                _ => stripped.unwrap_or(text),
+            };
             // A byte-order mark is the file's, and the applier keeps it.
             let text = text.strip_prefix('\u{feff}').unwrap_or(text);
             let content = Line {
@@ -805,7 +818,7 @@ fn decode_path(raw: &str) -> String {
             None => bytes.push(b'\\'),
         }
     }
-    String::from_utf8_lossy(&bytes).into_owned()
+    crate::lossless::decode(bytes)
 }
 
 #[cfg(test)]

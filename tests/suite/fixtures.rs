@@ -149,7 +149,7 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
     }
     Case {
         format,
-        patch: String::from_utf8(patch).expect("UTF-8 patch"),
+        patch: grammar_patch::lossless::decode(patch),
         forced,
         options,
         before,

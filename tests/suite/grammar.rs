@@ -111,7 +111,7 @@ fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
         let engine = Engine::new(format.lark_grammar().unwrap());
         let mut wrong = vec![];
         for (name, dir) in cases(format) {
-            let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
+            let patch = grammar_patch::lossless::decode(std::fs::read(dir.join("patch")).unwrap());
             let unwrapped = unwrap(patch);
             let error = std::fs::read_to_string(dir.join("expect-error"))
                 .ok()
@@ -297,7 +297,9 @@ fn llguidance_checks_ap_fixtures_with_generic_and_specialised_grammars() {
     let mut wrong = vec![];
     let mut specialised = 0;
     for (name, dir) in cases(Format::Ap) {
-        let unwrapped = unwrap(std::fs::read_to_string(dir.join("patch")).unwrap());
+        let unwrapped = unwrap(grammar_patch::lossless::decode(
+            std::fs::read(dir.join("patch")).unwrap(),
+        ));
         let body = unwrapped.body();
         let should = in_language(Format::Ap, body);
         let id = ap_header_id(body);

@@ -78,7 +78,7 @@ fn plain_fixtures_match_git_apply() {
     let mut compared = 0;
     for (name, dir) in cases(Format::Udiff) {
         let plain = !dir.join("expect-error").exists() && !dir.join("expect-warnings").exists();
-        let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
+        let patch = grammar_patch::lossless::decode(std::fs::read(dir.join("patch")).unwrap());
         if !plain || patch.contains("{ROOT}") {
             continue;
         }
