@@ -101,6 +101,23 @@ pub struct FileOp<'a> {
     pub path: PathRef,
     pub action: Action<'a>,
     pub span: Span,
+    /// What git's mode lines say the file is: after an add or a modify
+    /// (`new file mode`, `new mode`), or before a delete (`deleted file
+    /// mode`). `None`: whatever it is (a new file is a plain file).
+    pub mode: Option<GitMode>,
+    /// What git says the file was (`old mode`, `deleted file mode`, the
+    /// mode at the end of an `index` line), and that line: checked, and a
+    /// warning where the file differs (as `git apply` does).
+    pub old_mode: Option<(GitMode, Span)>,
+}
+
+/// A file's kind and executable bit, as git's modes (`100644`, `100755`,
+/// `120000`) state them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GitMode {
+    File,
+    Executable,
+    Symlink,
 }
 
 #[derive(Debug, Clone)]

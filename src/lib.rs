@@ -202,10 +202,15 @@ fn pipeline(
         apply::commit(&plan, tree).map_err(|d| vec![d])?;
     }
     if matches!(outcome.mode, Mode::Apply { .. }) {
-        outcome.files = plan
-            .changes
-            .iter()
-            .map(|c| FileResult {
+        // A permission change after a write or a move is part of that
+        // file's entry; alone (a mode-only change) it is `modified`.
+        let changes = plan.changes.iter().enumerate().filter(|&(i, c)| {
+            !matches!(c, apply::Change::Chmod { .. })
+                || i == 0
+                || plan.changes[i - 1].path() != c.path()
+        });
+        outcome.files = changes
+            .map(|(_, c)| FileResult {
                 path: c.path().to_string(),
                 action: c.action(),
                 from: c.from().map(ToString::to_string),

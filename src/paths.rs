@@ -80,6 +80,33 @@ pub fn resolve(text: &str, root: Option<&Path>) -> Result<RelPath, PathProblem> 
     normalise(text, root, false)
 }
 
+/// Where a symbolic link at `link` with this target leads, lexically, if
+/// that is inside the root: `None` when it climbs above the root or is an
+/// absolute path outside it. The root itself is `None` too (a link to the
+/// root is a loop a tool walking the tree would follow).
+pub fn link_target(link: &RelPath, target: &str, root: Option<&Path>) -> Option<RelPath> {
+    if target.is_empty() || target.contains('\0') || crate::lossless::has_escapes(target) {
+        return None;
+    }
+    if Path::new(target).is_absolute() {
+        let rest = Path::new(target).strip_prefix(root?).ok()?.to_str()?;
+        return link_target(&RelPath(String::new()), rest, None).filter(|_| !rest.is_empty());
+    }
+    let mut parts: Vec<&str> = link.as_str().split('/').collect();
+    parts.pop();
+    parts.retain(|p| !p.is_empty());
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            name => parts.push(name),
+        }
+    }
+    RelPath::new(&parts.join("/"))
+}
+
 fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath, PathProblem> {
     if text.contains('\0') {
         return Err(PathProblem::Unusable);
@@ -122,6 +149,23 @@ fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn link_targets_stay_inside_the_root() {
+        let link = RelPath::new("docs/guide/link").unwrap();
+        let root = Some(Path::new("/work/repo"));
+        let to = |t: &str| link_target(&link, t, root).map(|r| r.to_string());
+        assert_eq!(to("intro.md").as_deref(), Some("docs/guide/intro.md"));
+        assert_eq!(to("../../src/./lib.rs").as_deref(), Some("src/lib.rs"));
+        assert_eq!(to("/work/repo/src/lib.rs").as_deref(), Some("src/lib.rs"));
+        assert_eq!(to("../../../etc/passwd"), None);
+        assert_eq!(to("../../.."), None);
+        assert_eq!(to("/etc/passwd"), None);
+        assert_eq!(to("/work/repo"), None);
+        assert_eq!(to("/work/repo/../x"), None);
+        assert_eq!(to(""), None);
+        assert_eq!(link_target(&link, "/work/repo/x", None), None);
+    }
 
     #[test]
     fn lexical_resolution() {

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use super::fs::{refusal, Refusal};
 use super::journal::{self, Journal, Undo};
 use super::output::slices;
-use super::plan::{Change, Plan};
+use super::plan::{Change, Plan, LINK_MODE};
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic};
 use crate::lossless;
@@ -121,7 +121,7 @@ fn step<'p>(
     journal: &mut Journal<'p>,
 ) -> Result<(), StepError> {
     match change {
-        Change::Create { path, output } => {
+        Change::Create { path, output, mode } => {
             make_parents(path, tree, journal)?;
             let chunks = output.chunks();
             let chunks = slices(&chunks);
@@ -130,8 +130,25 @@ fn step<'p>(
                 tree,
                 path,
                 Undo::Remove { path: path.clone() },
-                |t| t.create(path, &chunks, None),
+                |t| t.create(path, &chunks, *mode),
             )?;
+        }
+        Change::Symlink { path, target } => {
+            make_parents(path, tree, journal)?;
+            logged(
+                journal,
+                tree,
+                path,
+                Undo::Remove { path: path.clone() },
+                |t| t.symlink(path, target),
+            )?;
+        }
+        Change::Chmod { path, from, to } => {
+            let undo = Undo::Chmod {
+                path: path.clone(),
+                mode: *from,
+            };
+            logged(journal, tree, path, undo, |t| t.set_mode(path, *to))?;
         }
         Change::Write { path, output, mode } => {
             let original = output.original_bytes();
@@ -247,7 +264,8 @@ fn stash<'p>(
         to: aside.clone(),
     };
     match logged(journal, tree, path, undo, |t| t.rename(path, &aside)) {
-        Err((_, e)) if e.kind() == std::io::ErrorKind::CrossesDevices => {
+        // A link's target is not bytes a file can be recreated from.
+        Err((_, e)) if e.kind() == std::io::ErrorKind::CrossesDevices && mode != LINK_MODE => {
             let undo = Undo::Recreate {
                 path: path.clone(),
                 bytes: original,

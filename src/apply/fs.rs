@@ -376,6 +376,31 @@ impl FileTree for DiskTree {
         self.synced_dir(&dir)
     }
 
+    fn symlink(&mut self, path: &RelPath, target: &str) -> io::Result<()> {
+        let (dir, name) = self.parent(path)?;
+        rfs::symlinkat(&*crate::lossless::encode(target), &dir, name)?;
+        self.synced_dir(&dir)
+    }
+
+    fn read_link(&self, path: &RelPath) -> io::Result<String> {
+        let (dir, name) = self.parent(path)?;
+        let target = rfs::readlinkat(&dir, name, Vec::new())?;
+        Ok(crate::lossless::decode(target.into_bytes()))
+    }
+
+    fn set_mode(&mut self, path: &RelPath, mode: u32) -> io::Result<()> {
+        let fd = self
+            .open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())
+            .map_err(|e| self.gone(path, e))?;
+        let st = rfs::fstat(&fd)?;
+        self.unchanged(path, &st)?;
+        rfs::fchmod(&fd, Mode::from_bits_truncate(mode))?;
+        if self.sync {
+            rfs::fsync(&fd)?;
+        }
+        Ok(())
+    }
+
     fn remove(&mut self, path: &RelPath) -> io::Result<()> {
         let (dir, name) = self.parent(path)?;
         self.unchanged_at(&dir, name, path)?;

@@ -70,6 +70,8 @@ pub enum Undo<'a> {
     RemoveDir { path: RelPath },
     /// Recreate a directory the commit removed.
     CreateDir { path: RelPath },
+    /// Put back a file's permission bits.
+    Chmod { path: RelPath, mode: u32 },
     /// The step before this record failed and changed nothing.
     Cancel,
 }
@@ -108,6 +110,10 @@ impl Undo<'_> {
                 Entry::Missing => tree.create_dir(path),
                 _ => Ok(()),
             },
+            Undo::Chmod { path, mode } => match tree.entry(path)? {
+                Entry::File { mode: now } if now != *mode => tree.set_mode(path, *mode),
+                _ => Ok(()),
+            },
             Undo::Cancel => Ok(()),
         }
     }
@@ -121,6 +127,7 @@ impl Undo<'_> {
             Undo::RemoveDir { .. } => 5,
             Undo::CreateDir { .. } => 6,
             Undo::Cancel => 7,
+            Undo::Chmod { .. } => 8,
         }
     }
 
@@ -134,6 +141,7 @@ impl Undo<'_> {
                 (Some(path), None, &[], 0)
             }
             Undo::Unrename { from, to } => (Some(from), Some(to), &[], 0),
+            Undo::Chmod { path, mode } => (Some(path), None, &[], *mode),
             Undo::Cancel => (None, None, &[], 0),
         }
     }
@@ -199,6 +207,7 @@ fn parse(log: &[u8]) -> Vec<Undo<'_>> {
             (5, Some(path), _) => Undo::RemoveDir { path },
             (6, Some(path), _) => Undo::CreateDir { path },
             (7, _, _) => Undo::Cancel,
+            (8, Some(path), _) => Undo::Chmod { path, mode },
             _ => break,
         };
         out.push(undo);

@@ -13,8 +13,8 @@ use super::seek::FileText;
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, TargetLabel};
 use crate::ir::{
-    Action, Advice, Base, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef,
-    Relax, Rewrite, Uniqueness,
+    Action, Advice, Base, Edit, FileOp, GitMode, Hint, Line, Locator, NewLine, NewText, Patch,
+    PathRef, Relax, Rewrite, Uniqueness,
 };
 use crate::paths::RelPath;
 use crate::validate::check_path;
@@ -29,6 +29,21 @@ pub enum Change<'p> {
     Create {
         path: RelPath,
         output: Output<'p>,
+        /// Permission bits (`new file mode 100755`); `None`: the default.
+        mode: Option<u32>,
+    },
+    /// A symbolic link (`new file mode 120000`) whose target stays inside
+    /// the root.
+    Symlink {
+        path: RelPath,
+        target: String,
+    },
+    /// New permission bits for the file a change before it left at `path`
+    /// (git's `new mode`).
+    Chmod {
+        path: RelPath,
+        from: u32,
+        to: u32,
     },
     Write {
         path: RelPath,
@@ -74,8 +89,8 @@ impl Change<'_> {
     /// The contract's `action` word.
     pub fn action(&self) -> &'static str {
         match self {
-            Change::Create { .. } => "added",
-            Change::Write { .. } => "modified",
+            Change::Create { .. } | Change::Symlink { .. } => "added",
+            Change::Write { .. } | Change::Chmod { .. } => "modified",
             Change::Delete { .. } | Change::RemoveTree { .. } => "deleted",
             Change::Move { .. } | Change::MoveTree { .. } => "renamed",
             Change::CreateDir { .. } => "dir_created",
@@ -87,6 +102,8 @@ impl Change<'_> {
     pub fn path(&self) -> &RelPath {
         match self {
             Change::Create { path, .. }
+            | Change::Symlink { path, .. }
+            | Change::Chmod { path, .. }
             | Change::Write { path, .. }
             | Change::Delete { path, .. }
             | Change::CreateDir { path }
@@ -132,7 +149,13 @@ pub fn plan<'p>(
             errors: &mut errors,
         };
         if let Some(change) = cx.op(op) {
-            plan.changes.push(change);
+            match cx.chmod(op, &change) {
+                // A mode-only change.
+                Some(chmod) if matches!(change, Change::Unchanged { .. }) => {
+                    plan.changes.push(chmod)
+                }
+                chmod => plan.changes.extend(std::iter::once(change).chain(chmod)),
+            }
         }
     }
     if errors.is_empty() {
@@ -291,13 +314,25 @@ impl OpCx<'_> {
             Entry::File { mode } => mode,
             _ => 0o644,
         };
+        self.check_old_mode(op, &rel, entry);
         match &op.action {
+            Action::Add { content } if op.mode == Some(GitMode::Symlink) => {
+                self.add_link(op, rel, entry, content)
+            }
+            Action::Delete { expect } if entry == Entry::Symlink => {
+                self.delete_link(op, rel, expect.as_deref())
+            }
             Action::Add { content } => {
                 let output = render_new(content);
                 match entry {
                     Entry::Missing => {
                         self.creatable(&op.path, &rel)?;
-                        Some(Change::Create { path: rel, output })
+                        let mode = (op.mode == Some(GitMode::Executable)).then_some(0o755);
+                        Some(Change::Create {
+                            path: rel,
+                            output,
+                            mode,
+                        })
                     }
                     Entry::File { .. } => {
                         let current = self.read_text(&op.path, &rel, entry)?;
@@ -440,6 +475,144 @@ impl OpCx<'_> {
         }
     }
 
+    /// git's `old mode` (or the `index` line's mode) against the file: a
+    /// difference is a warning, and the patch applies, as with `git apply`.
+    fn check_old_mode(&mut self, op: &FileOp<'_>, rel: &RelPath, entry: Entry) {
+        let Some((said, span)) = op.old_mode else {
+            return;
+        };
+        let is = match entry {
+            Entry::File { mode } if mode & 0o100 != 0 => GitMode::Executable,
+            Entry::File { .. } => GitMode::File,
+            Entry::Symlink => GitMode::Symlink,
+            _ => return,
+        };
+        if is != said {
+            self.warnings.push(
+                Diagnostic::new(
+                    Code::IgnoredMetadata,
+                    format!(
+                        "`{rel}` is {}, the patch says {}",
+                        mode_words(is),
+                        mode_words(said)
+                    ),
+                )
+                .at(span, "this mode is not the file's")
+                .path(rel.as_str())
+                .note("the patch was applied anyway, as `git apply` does"),
+            );
+        }
+    }
+
+    /// The permission change git's `new mode` asks of the file `change`
+    /// leaves, if its bits differ.
+    fn chmod<'p>(&mut self, op: &FileOp<'_>, change: &Change<'p>) -> Option<Change<'p>> {
+        let want = op.mode.filter(|m| *m != GitMode::Symlink)?;
+        let (path, from) = match change {
+            Change::Write { path, mode, .. } | Change::Move { to: path, mode, .. } => {
+                (path.clone(), *mode)
+            }
+            Change::Unchanged { path } => match self.tree.entry(path).ok()? {
+                Entry::File { mode } => (path.clone(), mode),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        // Executable where readable, as git checks files out.
+        let to = match want {
+            GitMode::Executable => from | ((from & 0o444) >> 2),
+            _ => from & !0o111,
+        };
+        (to != from).then_some(Change::Chmod { path, from, to })
+    }
+
+    /// `new file mode 120000`: a symbolic link, whose target is the file's
+    /// one line and must lead to a place inside the root.
+    fn add_link<'p>(
+        &mut self,
+        op: &FileOp<'_>,
+        rel: RelPath,
+        entry: Entry,
+        content: &NewText<'_>,
+    ) -> Option<Change<'p>> {
+        let [line] = &content.lines[..] else {
+            return self.fail(
+                Diagnostic::new(
+                    Code::InvalidHunkBody,
+                    format!("the symbolic link `{rel}` needs one line: its target"),
+                )
+                .at(op.span, "mode 120000 is a symbolic link")
+                .path(rel.as_str())
+                .hint("give the link's target as the file's only line, with `\\ No newline at end of file`"),
+            );
+        };
+        let target = line.text.to_string();
+        if entry == Entry::Symlink
+            && self.tree.read_link(&rel).ok().as_deref() == Some(target.as_str())
+        {
+            return Some(Change::Unchanged { path: rel });
+        }
+        if entry != Entry::Missing {
+            return self.fail(
+                Diagnostic::new(Code::FileExists, format!("`{rel}` already exists"))
+                    .at(op.path.span, "a symbolic link would be created here")
+                    .path(rel.as_str())
+                    .hint(self.advice.update),
+            );
+        }
+        let inside = crate::paths::link_target(&rel, &target, self.root)
+            .filter(|to| matches!(self.tree.escapes(to), Ok(None)));
+        if inside.is_none() {
+            return self.fail(
+                Diagnostic::new(
+                    Code::PathEscape,
+                    format!("the symbolic link `{rel}` would lead outside the root, to `{target}`"),
+                )
+                .at(line.span, "this target is not inside the root")
+                .path(rel.as_str())
+                .hint("links may only point at places inside the root"),
+            );
+        }
+        self.creatable(&op.path, &rel)?;
+        Some(Change::Symlink { path: rel, target })
+    }
+
+    /// Deleting a symbolic link: its target must be what the patch says.
+    fn delete_link<'p>(
+        &mut self,
+        op: &FileOp<'_>,
+        rel: RelPath,
+        expect: Option<&[Edit<'_>]>,
+    ) -> Option<Change<'p>> {
+        let target = match self.tree.read_link(&rel) {
+            Ok(t) => t,
+            Err(e) => return self.io_error(&op.path, e),
+        };
+        let said: Vec<&str> = expect
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|e| e.old.iter().map(|l| &*l.text))
+            .collect();
+        if expect.is_some() && said != [target.as_str()] {
+            return self.fail(
+                Diagnostic::new(
+                    Code::ContextNotFound,
+                    format!(
+                        "the symbolic link `{rel}` leads to `{target}`, not where the patch says"
+                    ),
+                )
+                .at(op.span, "this deletion names another target")
+                .path(rel.as_str())
+                .hint("re-read the link before deleting it"),
+            );
+        }
+        Some(Change::Delete {
+            path: rel,
+            original: target,
+            mode: LINK_MODE,
+        })
+    }
+
     /// `rel` without its first component, when that component is not in
     /// the root and the rest (or its directory) is.
     fn without_project_prefix(
@@ -529,6 +702,7 @@ impl OpCx<'_> {
             (false, _) => Change::Create {
                 path: rel,
                 output: Output::computed(String::new(), result.text),
+                mode: None,
             },
             (true, false) => Change::Unchanged { path: rel },
             (true, true) => Change::Write {
@@ -691,6 +865,17 @@ impl OpCx<'_> {
             assemble(&file, edits, &regions)
         };
         Some(Output::new(original, pieces))
+    }
+}
+
+/// The type bits of a symbolic link, in a [`Change::Delete`]'s mode.
+pub const LINK_MODE: u32 = 0o120_000;
+
+fn mode_words(mode: GitMode) -> &'static str {
+    match mode {
+        GitMode::File => "a plain file (100644)",
+        GitMode::Executable => "executable (100755)",
+        GitMode::Symlink => "a symbolic link (120000)",
     }
 }
 
@@ -1446,6 +1631,8 @@ mod tests {
                 move_to: None,
             },
             span: Span::default(),
+            mode: None,
+            old_mode: None,
         };
         let patch = Patch {
             files: vec![op],

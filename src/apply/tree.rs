@@ -45,6 +45,34 @@ pub trait FileTree {
     fn links(&self, path: &RelPath) -> io::Result<u64>;
     /// Appends `bytes` to a file, creating it if missing (the journal's log).
     fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()>;
+    /// Creates a symbolic link holding `target`; fails if anything exists
+    /// at the path.
+    fn symlink(&mut self, path: &RelPath, _target: &str) -> io::Result<()> {
+        Err(unsupported(path, "symbolic links"))
+    }
+    /// The target of the symbolic link at `path`.
+    fn read_link(&self, path: &RelPath) -> io::Result<String> {
+        Err(unsupported(path, "symbolic links"))
+    }
+    /// Sets the permission bits of the regular file at `path` (never
+    /// through a link).
+    fn set_mode(&mut self, path: &RelPath, _mode: u32) -> io::Result<()> {
+        Err(unsupported(path, "permissions"))
+    }
+}
+
+fn unsupported(path: &RelPath, what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("{path}: this tree has no {what}"),
+    )
+}
+
+/// The mode bits of a symbolic link in [`MemTree`].
+const S_IFLNK: u32 = 0o120_000;
+
+fn is_link(mode: u32) -> bool {
+    mode & 0o170_000 == S_IFLNK
 }
 
 /// A tree in memory: files with modes, and directories.
@@ -79,7 +107,11 @@ fn not_found(path: &RelPath) -> io::Error {
 impl FileTree for MemTree {
     fn entry(&self, path: &RelPath) -> io::Result<Entry> {
         Ok(if let Some((_, mode)) = self.files.get(path.as_str()) {
-            Entry::File { mode: *mode }
+            if is_link(*mode) {
+                Entry::Symlink
+            } else {
+                Entry::File { mode: *mode }
+            }
         } else if self.dirs.contains(path.as_str()) {
             Entry::Dir
         } else {
@@ -92,10 +124,14 @@ impl FileTree for MemTree {
     }
 
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
-        self.files
-            .get(path.as_str())
-            .map(|(b, _)| b.clone())
-            .ok_or_else(|| not_found(path))
+        match self.files.get(path.as_str()) {
+            Some((_, mode)) if is_link(*mode) => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{path}: a symbolic link"),
+            )),
+            Some((b, _)) => Ok(b.clone()),
+            None => Err(not_found(path)),
+        }
     }
 
     fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
@@ -213,6 +249,30 @@ impl FileTree for MemTree {
             file.0.extend_from_slice(b);
         }
         Ok(())
+    }
+
+    fn symlink(&mut self, path: &RelPath, target: &str) -> io::Result<()> {
+        self.create(path, &[target.as_bytes()], Some(S_IFLNK | 0o777))
+    }
+
+    fn read_link(&self, path: &RelPath) -> io::Result<String> {
+        match self.files.get(path.as_str()) {
+            Some((b, mode)) if is_link(*mode) => Ok(String::from_utf8_lossy(b).into_owned()),
+            _ => Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{path}: not a symbolic link"),
+            )),
+        }
+    }
+
+    fn set_mode(&mut self, path: &RelPath, mode: u32) -> io::Result<()> {
+        match self.files.get_mut(path.as_str()) {
+            Some((_, m)) if !is_link(*m) => {
+                *m = mode;
+                Ok(())
+            }
+            _ => Err(not_found(path)),
+        }
     }
 
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {

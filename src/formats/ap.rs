@@ -584,6 +584,8 @@ impl<'t> Lower<'t> {
                 path,
                 action: Action::Rename { to },
                 span: head_span,
+                mode: None,
+                old_mode: None,
             });
             return;
         }
@@ -765,6 +767,8 @@ impl<'t> Lower<'t> {
                                 path,
                                 action: Action::CreateDir,
                                 span: head,
+                                mode: None,
+                                old_mode: None,
                             });
                             return;
                         }
@@ -798,6 +802,8 @@ impl<'t> Lower<'t> {
                             path,
                             action: Action::Remove,
                             span: head,
+                            mode: None,
+                            old_mode: None,
                         });
                         return;
                     }
@@ -826,6 +832,8 @@ impl<'t> Lower<'t> {
                 tolerant: self.tolerant,
             })),
             span: head,
+            mode: None,
+            old_mode: None,
         });
     }
 

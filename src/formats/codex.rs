@@ -169,6 +169,8 @@ impl<'a> Lower<'a> {
                 path,
                 action: Action::Delete { expect: None },
                 span,
+                mode: None,
+                old_mode: None,
             });
             return;
         }
@@ -190,6 +192,8 @@ impl<'a> Lower<'a> {
                 path,
                 action: Action::Add { content },
                 span,
+                mode: None,
+                old_mode: None,
             });
             return;
         }
@@ -227,6 +231,8 @@ impl<'a> Lower<'a> {
             path,
             action: Action::Modify { edits, move_to },
             span,
+            mode: None,
+            old_mode: None,
         });
     }
 

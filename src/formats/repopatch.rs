@@ -228,7 +228,13 @@ impl<'a> Lower<'a> {
             edits,
             move_to: None,
         });
-        self.patch.files.push(FileOp { path, action, span });
+        self.patch.files.push(FileOp {
+            path,
+            action,
+            span,
+            mode: None,
+            old_mode: None,
+        });
     }
 
     /// `CREATEFILE`/`DELETEFILE` among other operations.

@@ -21,8 +21,8 @@ use pest_derive::Parser;
 use super::{finish, line_span_of, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
-    Span, Uniqueness,
+    Action, Advice, Edit, FileOp, GitMode, Hint, Line, Locator, NewLine, NewText, Patch, PathRef,
+    Relax, Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -87,7 +87,6 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         base: body.start,
         patch: Patch::default(),
         diags: vec![],
-        metadata_spans: vec![],
     };
     lower.patch.advice = Advice {
         block: "hunk context",
@@ -109,17 +108,6 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     }) {
         lower.file(pair);
     }
-    if let Some(&first) = lower.metadata_spans.first() {
-        let n = lower.metadata_spans.len();
-        lower.diags.push(
-            Diagnostic::new(
-                Code::IgnoredMetadata,
-                format!("{n} git metadata line(s) accepted and ignored"),
-            )
-            .at(first, "ignored: nothing runs chmod or checks blob ids")
-            .note("index, similarity and mode lines carry no text change"),
-        );
-    }
     finish(lower.patch, lower.diags)
 }
 
@@ -133,7 +121,6 @@ struct Lower<'a> {
     base: usize,
     patch: Patch<'a>,
     diags: Vec<Diagnostic>,
-    metadata_spans: Vec<Span>,
 }
 
 /// One side of the `---`/`+++` pair.
@@ -157,6 +144,10 @@ struct Header {
     new_file: bool,
     deleted_file: bool,
     mode_lines: Vec<Span>,
+    /// `new file mode` or `new mode`.
+    mode: Option<GitMode>,
+    /// `old mode`, `deleted file mode`, or the mode of the `index` line.
+    old_mode: Option<(GitMode, Span)>,
     headerless: bool,
     unsupported: bool,
 }
@@ -181,18 +172,30 @@ impl<'a> Lower<'a> {
                     let rest = rest.strip_prefix("diff --git ").unwrap_or(rest);
                     h.git = Some((rest.to_string(), self.line_span(&p)));
                 }
-                Rule::index_line | Rule::similarity_line => self.metadata(&p),
-                Rule::old_mode | Rule::new_mode => {
+                Rule::index_line => {
+                    // `index 83db48f..bf269f4 100644`: the mode it ends with.
+                    let mode = p.as_str().trim_end().rsplit_once(' ').map(|(_, m)| m);
+                    if let Some(mode) = mode.and_then(git_mode) {
+                        h.old_mode = h.old_mode.or(Some((mode, self.line_span(&p))));
+                    }
+                    self.metadata(&p);
+                }
+                Rule::similarity_line => self.metadata(&p),
+                Rule::old_mode => {
                     h.mode_lines.push(self.line_span(&p));
-                    self.mode(&p);
+                    h.old_mode = self.mode(&p).map(|m| (m, self.line_span(&p)));
+                }
+                Rule::new_mode => {
+                    h.mode_lines.push(self.line_span(&p));
+                    h.mode = self.mode(&p);
                 }
                 Rule::new_file_mode => {
                     h.new_file = true;
-                    self.mode(&p);
+                    h.mode = self.mode(&p);
                 }
                 Rule::deleted_file_mode => {
                     h.deleted_file = true;
-                    self.mode(&p);
+                    h.old_mode = self.mode(&p).map(|m| (m, self.line_span(&p)));
                 }
                 Rule::rename_from => h.rename_from = Some(self.path_ref(p)),
                 Rule::rename_to => h.rename_to = Some(self.path_ref(p)),
@@ -240,7 +243,10 @@ impl<'a> Lower<'a> {
         if h.unsupported {
             return;
         }
-        if let Some(op) = self.file_op(h, edits, file_span) {
+        let (mode, old_mode) = (h.mode, h.old_mode);
+        if let Some(mut op) = self.file_op(h, edits, file_span) {
+            op.mode = mode;
+            op.old_mode = old_mode;
             self.patch.files.push(op);
         }
     }
@@ -249,11 +255,10 @@ impl<'a> Lower<'a> {
         self.patch
             .ignored_metadata
             .push(pair.as_str().trim_end().to_string());
-        self.metadata_spans.push(self.line_span(pair));
     }
 
-    fn mode(&mut self, pair: &Pair<Rule>) {
-        self.metadata(pair);
+    /// A mode line: what it says the file is. Applied, so not metadata.
+    fn mode(&mut self, pair: &Pair<Rule>) -> Option<GitMode> {
         let mode = pair.clone().into_inner().next().map_or("", |m| m.as_str());
         if mode == "160000" {
             self.diags.push(
@@ -265,6 +270,7 @@ impl<'a> Lower<'a> {
                 .hint("leave submodules out of the patch; update them with git"),
             );
         }
+        git_mode(mode)
     }
 
     fn unsupported(&mut self, pair: &Pair<Rule>) {
@@ -507,6 +513,8 @@ impl<'a> Lower<'a> {
                 path: from.clone(),
                 action,
                 span,
+                mode: None,
+                old_mode: None,
             });
         }
         if h.rename_from.is_some() != h.rename_to.is_some() {
@@ -548,6 +556,8 @@ impl<'a> Lower<'a> {
                             content: NewText::default(),
                         },
                         span,
+                        mode: None,
+                        old_mode: None,
                     })
                 } else if h.deleted_file {
                     Some(FileOp {
@@ -556,17 +566,21 @@ impl<'a> Lower<'a> {
                             expect: Some(vec![]),
                         },
                         span,
+                        mode: None,
+                        old_mode: None,
                     })
-                } else if let Some(&mode_span) = h.mode_lines.first() {
-                    self.diags.push(
-                        Diagnostic::new(
-                            Code::UnsupportedGitPatchFeature,
-                            "a mode-only change would need chmod",
-                        )
-                        .at(mode_span, "permissions are never changed")
-                        .hint("leave mode-only changes out of the patch"),
-                    );
-                    None
+                } else if h.mode.is_some() {
+                    // A mode-only change: the file's text stays.
+                    Some(FileOp {
+                        path,
+                        action: Action::Modify {
+                            edits: vec![],
+                            move_to: None,
+                        },
+                        span,
+                        mode: None,
+                        old_mode: None,
+                    })
                 } else {
                     self.diags.push(
                         Diagnostic::new(
@@ -591,6 +605,8 @@ impl<'a> Lower<'a> {
                     },
                     action: Action::Add { content },
                     span,
+                    mode: None,
+                    old_mode: None,
                 })
             }
             (Some((Side::Path(p, pspan), _)), Some((Side::DevNull, _))) => {
@@ -618,6 +634,8 @@ impl<'a> Lower<'a> {
                         expect: Some(edits),
                     },
                     span,
+                    mode: None,
+                    old_mode: None,
                 })
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
@@ -643,6 +661,8 @@ impl<'a> Lower<'a> {
                         move_to: None,
                     },
                     span,
+                    mode: None,
+                    old_mode: None,
                 })
             }
             (Some((Side::DevNull, s)), Some((Side::DevNull, _)))
@@ -684,6 +704,16 @@ impl<'a> Lower<'a> {
             content.final_newline = !e.new_no_eol;
         }
         Some(content)
+    }
+}
+
+/// A mode as git writes it: `100644`, `100755`, `120000`.
+fn git_mode(text: &str) -> Option<GitMode> {
+    match text {
+        "120000" => Some(GitMode::Symlink),
+        "100755" => Some(GitMode::Executable),
+        "100644" => Some(GitMode::File),
+        _ => None,
     }
 }
 

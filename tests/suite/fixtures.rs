@@ -13,6 +13,8 @@
 //!   before-empty-dirs, after-empty-dirs   empty directories git cannot store, one per line
 //!   modes               `path octal-mode` lines: set before, checked after
 //!   links               `path target` lines: symbolic links added to before/
+//!   after-modes         `path octal-mode` lines: checked after, in place of `modes`
+//!   after-links         `path target` lines: symbolic links expected in after/
 //!   outside-grammar     why the parser accepts this patch although the Lark export
 //!                       does not (a lenient reading, with or without a warning)
 //!   inside-grammar      why a syntax error is still in the Lark language (a rule
@@ -56,6 +58,8 @@ struct Case {
     warnings: Vec<String>,
     twice: bool,
     modes: BTreeMap<String, u32>,
+    /// The modes checked after: `modes`, overridden by `after-modes`.
+    after_modes: BTreeMap<String, u32>,
 }
 
 fn read_opt(path: &Path) -> Option<String> {
@@ -123,11 +127,22 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
     let patch = fs::read(dir.join("patch")).expect("patch file");
     let mut warnings = lines_of(&dir.join("expect-warnings"));
     warnings.sort();
-    let modes = lines_of(&dir.join("modes"))
-        .iter()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(p, m)| (p.to_string(), u32::from_str_radix(m.trim(), 8).unwrap()))
-        .collect();
+    let modes_in = |name: &str| -> BTreeMap<String, u32> {
+        lines_of(&dir.join(name))
+            .iter()
+            .filter_map(|l| l.split_once(' '))
+            .map(|(p, m)| (p.to_string(), u32::from_str_radix(m.trim(), 8).unwrap()))
+            .collect()
+    };
+    let modes = modes_in("modes");
+    let mut after_modes = modes.clone();
+    after_modes.extend(modes_in("after-modes"));
+    let mut after = tree(&dir, "after");
+    for line in lines_of(&dir.join("after-links")) {
+        if let Some((path, target)) = line.split_once(' ') {
+            after.links.insert(path.to_string(), target.to_string());
+        }
+    }
     let mut before = tree(&dir, "before");
     for line in lines_of(&dir.join("links")) {
         if let Some((path, target)) = line.split_once(' ') {
@@ -153,11 +168,12 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
         forced,
         options,
         before,
-        after: tree(&dir, "after"),
+        after,
         error: read_opt(&dir.join("expect-error")).map(|s| s.trim().to_string()),
         warnings,
         twice: dir.join("twice").exists(),
         modes,
+        after_modes,
         name,
         dir,
     }
@@ -258,7 +274,7 @@ fn run_on_disk(case: &Case) -> (Outcome, Vec<String>) {
         problems.extend(again(case, "disk", second, &Snapshot::load(tmp.path())));
     }
     if case.error.is_none() {
-        for (path, mode) in &case.modes {
+        for (path, mode) in &case.after_modes {
             let got = mode_of(&tmp.path().join(path));
             if got != *mode {
                 problems.push(format!("disk: {path} has mode {got:o}, expected {mode:o}"));
@@ -272,11 +288,21 @@ fn run_in_memory(case: &Case) -> Option<(Outcome, Vec<String>)> {
     if !case.before.links.is_empty() {
         return None; // the memory tree has no symbolic links
     }
-    let mut tree: MemTree = case.before.to_mem();
+    let mut tree: MemTree = case.before.to_mem(&case.modes);
     let patch = case.patch.replace("{ROOT}", MEM_ROOT);
     let root = Path::new(MEM_ROOT);
     let outcome = apply(case, &patch, &mut tree, root);
     let mut problems = check(case, "memory", &outcome, &Snapshot::from_mem(&tree));
+    if case.error.is_none() {
+        for (path, mode) in &case.after_modes {
+            let got = tree.files.get(path).map_or(0, |f| f.1 & 0o777);
+            if got != *mode {
+                problems.push(format!(
+                    "memory: {path} has mode {got:o}, expected {mode:o}"
+                ));
+            }
+        }
+    }
     if case.twice && problems.is_empty() {
         let second = apply(case, &patch, &mut tree, root);
         problems.extend(again(case, "memory", second, &Snapshot::from_mem(&tree)));

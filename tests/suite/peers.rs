@@ -26,6 +26,18 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
         "add_existing_same_content",
         "git refuses to create a file that exists",
     ),
+    // An empty new file named by a `diff --git` line whose sides differ:
+    // we take the new (b) side, as for any added file.
+    (
+        "git_new_empty_file_named_by_the_b_side",
+        "git cannot split a header whose sides differ without `---`/`+++`",
+    ),
+    // `git diff --no-prefix`: git applies it with `-p0` only; we read the
+    // header's two equal halves whatever the prefix.
+    (
+        "git_no_prefix_new_empty_file",
+        "git needs -p0 for a diff without a/ and b/",
+    ),
     // A hunk of context only checks the context; git calls it corrupt.
     ("context_only_hunk", "git rejects a hunk without changes"),
     // The file has no final newline and the patch forgot `\ No newline`: we
@@ -47,7 +59,11 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
 fn git_apply(before: &Snapshot, patch: &str) -> Option<Snapshot> {
     let tmp = tempfile::tempdir().unwrap();
     before.write(tmp.path(), &Default::default());
-    std::fs::write(tmp.path().join(".patch"), patch).unwrap();
+    std::fs::write(
+        tmp.path().join(".patch"),
+        grammar_patch::lossless::encode(patch),
+    )
+    .unwrap();
     // --unidiff-zero: line numbers place context-free hunks (as we do);
     // without it git pins such hunks to the start or end of the file.
     let out = git(
@@ -82,7 +98,11 @@ fn plain_fixtures_match_git_apply() {
         if !plain || patch.contains("{ROOT}") {
             continue;
         }
-        let before = Snapshot::load(&dir.join("before"));
+        let mut before = Snapshot::load(&dir.join("before"));
+        let links = std::fs::read_to_string(dir.join("links")).unwrap_or_default();
+        for (path, target) in links.lines().filter_map(|l| l.split_once(' ')) {
+            before.links.insert(path.into(), target.into());
+        }
         let mine = ours(&before, &patch).unwrap_or_else(|| panic!("{name}: we reject it"));
         match git_apply(&before, &patch) {
             Some(theirs) => {

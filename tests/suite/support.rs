@@ -45,28 +45,45 @@ impl Snapshot {
         }
     }
 
-    pub fn to_mem(&self) -> MemTree {
+    /// The same tree in memory, with these permission bits (default 644);
+    /// a symbolic link is an entry with the link type bits.
+    pub fn to_mem(&self, modes: &BTreeMap<String, u32>) -> MemTree {
         let mut tree = MemTree::default();
         tree.dirs.extend(self.dirs.iter().cloned());
         for (path, bytes) in &self.files {
             tree = tree.with_file(path, "");
-            tree.files.get_mut(path).unwrap().0 = bytes.clone();
+            let mode = modes.get(path).copied().unwrap_or(0o644);
+            *tree.files.get_mut(path).unwrap() = (bytes.clone(), mode);
+        }
+        for (path, target) in &self.links {
+            tree = tree.with_file(path, target);
+            tree.files.get_mut(path).unwrap().1 = MEM_LINK;
         }
         tree
     }
 
     pub fn from_mem(tree: &MemTree) -> Snapshot {
+        let is_link = |mode: &u32| mode & 0o170_000 == 0o120_000;
         Snapshot {
             files: tree
                 .files
                 .iter()
+                .filter(|(_, (_, m))| !is_link(m))
                 .map(|(p, (b, _))| (p.clone(), b.clone()))
                 .collect(),
             dirs: tree.dirs.clone(),
-            links: BTreeMap::new(),
+            links: tree
+                .files
+                .iter()
+                .filter(|(_, (_, m))| is_link(m))
+                .map(|(p, (b, _))| (p.clone(), String::from_utf8_lossy(b).into_owned()))
+                .collect(),
         }
     }
 }
+
+/// A symbolic link's mode in a `MemTree`.
+pub const MEM_LINK: u32 = 0o120_777;
 
 fn walk(root: &Path, dir: &Path, snap: &mut Snapshot) {
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)
