@@ -8,6 +8,7 @@
 //! diagnostics point at the lines the user sees.
 
 use crate::error::{Code, Diagnostic};
+use crate::formats::Format;
 use crate::ir::Span;
 
 pub struct Unwrapped {
@@ -71,7 +72,9 @@ pub fn unwrap(raw: String) -> Unwrapped {
     let starts_with_fence = first < last
         && is_fence(&text[Span::line_at(&text, first).start..Span::line_at(&text, first).end]);
     if !starts_with_fence && crate::formats::detect(&text[first..last]).is_none() {
-        let mut at = first;
+        // `git format-patch` mail: the message ends at its first `---` line
+        // (as `git mailinfo` reads it); only then can a patch start.
+        let mut at = mail_body(&text, first, last).unwrap_or(first);
         while at < last {
             let line = Span::line_at(&text, at);
             let rest = &text[at..last];
@@ -149,6 +152,37 @@ pub fn unwrap(raw: String) -> Unwrapped {
         trim_blank(&mut first, &mut last);
         stripped_blank |= (first, last) != before;
     }
+    let tail = match crate::formats::detect(&text[first..last]) {
+        Some(Format::Udiff) => udiff_tail(&text, first, last),
+        // A heredoc (`apply_patch <<'EOF'` … `EOF`) is the codex grammar's.
+        Some(Format::Codex)
+            if !text[first..last]
+                .trim_start()
+                .starts_with("*** Begin Patch") =>
+        {
+            None
+        }
+        Some(Format::Codex) => tail_after_line(&text, first, last, "*** End Patch"),
+        Some(Format::Repopatch) => tail_after_line(&text, first, last, "ENDPATCHSET"),
+        _ => None,
+    };
+    if let Some(cut) = tail {
+        warnings.push(
+            Diagnostic::new(
+                Code::SurroundingTextStripped,
+                "text after the patch was removed",
+            )
+            .at(
+                Span::new(cut, last.saturating_sub(1).max(cut)),
+                "not part of the patch",
+            )
+            .hint("send the patch text alone, without a commentary"),
+        );
+        last = cut;
+        let before = (first, last);
+        trim_blank(&mut first, &mut last);
+        stripped_blank |= (first, last) != before;
+    }
     if stripped_blank {
         warnings.push(Diagnostic::new(
             Code::BlankLinesStripped,
@@ -161,4 +195,112 @@ pub fn unwrap(raw: String) -> Unwrapped {
         body,
         warnings,
     }
+}
+
+/// The lines of `text[first..last]`, as spans without their `\n`.
+fn lines(text: &str, first: usize, last: usize) -> impl Iterator<Item = Span> + '_ {
+    let mut at = first;
+    std::iter::from_fn(move || {
+        (at < last).then(|| {
+            let line = Span::line_at(text, at);
+            at = line.end + 1;
+            line
+        })
+    })
+}
+
+/// Where the message of a `git format-patch` mail ends: after its first
+/// `---` line, if the text starts as such a mail does (`From <commit> `).
+fn mail_body(text: &str, first: usize, last: usize) -> Option<usize> {
+    let head = Span::line_at(text, first);
+    let commit = text[head.start..head.end]
+        .strip_prefix("From ")?
+        .split(' ')
+        .next()?;
+    if commit.len() != 40 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    lines(text, first, last)
+        .find(|l| &text[l.start..l.end] == "---")
+        .map(|l| l.end + 1)
+}
+
+/// Text after a format's closing line (`*** End Patch`): where it starts.
+fn tail_after_line(text: &str, first: usize, last: usize, end: &str) -> Option<usize> {
+    let close = lines(text, first, last)
+        .filter(|l| text[l.start..l.end].trim_end() == end)
+        .last()?;
+    let rest = &text[(close.end + 1).min(last)..last];
+    (!rest.trim().is_empty()).then_some(close.end + 1)
+}
+
+/// Text after a unified diff that cannot be part of it: where it starts.
+///
+/// Hunk headers count their lines, so the end of the last hunk is known.
+/// What follows it is cut only where it cannot continue a hunk: from the
+/// first line that is no hunk line ("Thanks!"), or whole when it is the
+/// signature `git format-patch` ends its mail with (`-- ` and git's
+/// version, which the counts say is not a removed line `- `). Lines that
+/// could be hunk lines stay (a model's count is often wrong), and nothing
+/// is cut after a hunk cut short.
+fn udiff_tail(text: &str, first: usize, last: usize) -> Option<usize> {
+    let mut left: Option<(usize, usize)> = None;
+    let mut end = None;
+    for line in lines(text, first, last) {
+        let l = &text[line.start..line.end];
+        match left {
+            Some((old, new)) if old > 0 || new > 0 => {
+                left = Some(match l.as_bytes().first() {
+                    Some(b' ') | None => (old.saturating_sub(1), new.saturating_sub(1)),
+                    Some(b'-') => (old.saturating_sub(1), new),
+                    Some(b'+') => (old, new.saturating_sub(1)),
+                    Some(b'\\') => (old, new),
+                    _ => return None,
+                });
+                if left == Some((0, 0)) {
+                    end = Some(line.end + 1);
+                }
+            }
+            _ if l.starts_with("@@ ") => {
+                left = Some(hunk_counts(l)?);
+                end = None;
+            }
+            // `\ No newline` after the hunk's last line belongs to it.
+            _ if l.starts_with('\\') && end == Some(line.start) => end = Some(line.end + 1),
+            _ => {}
+        }
+    }
+    let end = end?;
+    let tail: Vec<Span> = lines(text, end, last).collect();
+    let said = |s: &Span| &text[s.start..s.end];
+    let hunk_like = |s: &Span| {
+        matches!(
+            said(s).as_bytes().first(),
+            None | Some(b' ' | b'+' | b'-' | b'\\')
+        )
+    };
+    if tail.iter().any(|s| {
+        ["@@", "diff ", "--- ", "+++ "]
+            .iter()
+            .any(|p| said(s).starts_with(p))
+    }) {
+        return None;
+    }
+    match &tail[..] {
+        [sig, version, ..] if said(sig) == "-- " && !hunk_like(version) => Some(end),
+        _ => tail.iter().find(|s| !hunk_like(s)).map(|s| s.start),
+    }
+}
+
+/// The old and new line counts of a hunk header (`@@ -1,3 +1,4 @@`).
+fn hunk_counts(header: &str) -> Option<(usize, usize)> {
+    let mut ranges = header.strip_prefix("@@ ")?.split(' ');
+    let count = |r: Option<&str>, sign: char| -> Option<usize> {
+        let r = r?.strip_prefix(sign)?;
+        match r.split_once(',') {
+            Some((_, n)) => n.parse().ok(),
+            None => r.parse::<usize>().ok().map(|_| 1),
+        }
+    };
+    Some((count(ranges.next(), '-')?, count(ranges.next(), '+')?))
 }

@@ -137,7 +137,11 @@ pub fn detect(text: &str) -> Option<Format> {
         Some(Format::Codex)
     } else if is_ap_header(line) {
         Some(Format::Ap)
-    } else if line.starts_with("diff --git ") || line.starts_with("--- ") {
+    } else if line.starts_with("diff --git ")
+        || line.starts_with("diff -")
+        || line.starts_with("--- ")
+        || (line.starts_with("Only in ") && line.contains(": "))
+    {
         Some(Format::Udiff)
     } else {
         None

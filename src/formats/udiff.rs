@@ -37,7 +37,9 @@ fn rule_name(rule: &Rule) -> String {
         | Rule::git_meta_file
         | Rule::loose_git_file
         | Rule::git_header
-        | Rule::git_ab_header => "`diff --git a/PATH b/PATH`",
+        | Rule::git_ab_header
+        | Rule::gnu_diff_line
+        | Rule::only_in_line => "`diff --git a/PATH b/PATH`",
         Rule::plain_file
         | Rule::loose_plain_file
         | Rule::headerless_file
@@ -150,6 +152,11 @@ struct Header {
     old_mode: Option<(GitMode, Span)>,
     headerless: bool,
     unsupported: bool,
+    /// GNU diff's `diff -ruN OLD NEW` line came first.
+    gnu: bool,
+    /// A side dated at the Unix epoch: GNU `diff -N`'s missing file.
+    old_epoch: bool,
+    new_epoch: bool,
 }
 
 impl<'a> Lower<'a> {
@@ -204,10 +211,16 @@ impl<'a> Lower<'a> {
                     self.unsupported(&p);
                 }
                 Rule::old_file | Rule::old_null | Rule::old_real => {
+                    h.old_epoch = has_epoch_time(&p);
                     h.old = Some((self.side(&p), self.line_span(&p)))
                 }
                 Rule::new_file | Rule::new_null | Rule::new_real => {
+                    h.new_epoch = has_epoch_time(&p);
                     h.new = Some((self.side(&p), self.line_span(&p)))
+                }
+                Rule::gnu_diff_line => {
+                    h.gnu = true;
+                    self.metadata(&p);
                 }
                 Rule::headerless_body => {
                     h.headerless = true;
@@ -480,7 +493,15 @@ impl<'a> Lower<'a> {
     }
 
     fn file_op(&mut self, h: Header, edits: Vec<Edit<'a>>, span: Span) -> Option<FileOp<'a>> {
-        let (old, new) = strip_prefixes(h.old.clone(), h.new.clone());
+        let (mut old, mut new) = strip_prefixes(h.old.clone(), h.new.clone(), h.gnu);
+        // `diff -N` dates a missing file at the epoch, as `patch` reads it;
+        // never both sides.
+        if h.old_epoch != h.new_epoch {
+            let absent = if h.old_epoch { &mut old } else { &mut new };
+            if let Some((side, _)) = absent {
+                *side = Side::DevNull;
+            }
+        }
         // The file a header-only section names: the new side of an added
         // file, the old side of a deleted one (the same when symmetric).
         let git_path = h.git.as_ref().and_then(|(text, span)| {
@@ -728,8 +749,89 @@ fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
     (start, next())
 }
 
-/// Strips `a/` and `b/` when every real path of the pair carries its prefix.
-fn strip_prefixes(old: HeaderLine, new: HeaderLine) -> (HeaderLine, HeaderLine) {
+/// Two different paths that are the same but for their first component,
+/// without it (`old/x`, `new/x` is `x`; git's `a/`, `b/` are not this).
+fn strip_first_components(old: &HeaderLine, new: &HeaderLine) -> Option<(HeaderLine, HeaderLine)> {
+    let (Some((Side::Path(a, aspan), al)), Some((Side::Path(b, bspan), bl))) = (old, new) else {
+        return None;
+    };
+    let (a_first, a_rest) = a.split_once('/')?;
+    let (b_first, b_rest) = b.split_once('/')?;
+    if a == b || a_rest != b_rest || a_rest.is_empty() || (a_first, b_first) == ("a", "b") {
+        return None;
+    }
+    let side = |rest: &str, span: &Span, cut: usize, line: &Span| {
+        Some((
+            Side::Path(rest.to_string(), Span::new(span.start + cut, span.end)),
+            *line,
+        ))
+    };
+    Some((
+        side(a_rest, aspan, a_first.len() + 1, al),
+        side(b_rest, bspan, b_first.len() + 1, bl),
+    ))
+}
+
+/// Whether a `---`/`+++` line's timestamp is the Unix epoch, in any time
+/// zone (`1970-01-01 00:00:00.000000000 +0000`, `1969-12-31 19:00:00 -0500`).
+fn has_epoch_time(pair: &Pair<Rule>) -> bool {
+    pair.clone()
+        .into_inner()
+        .flatten()
+        .find(|p| p.as_rule() == Rule::timestamp)
+        .is_some_and(|t| is_epoch(t.as_str().trim()))
+}
+
+fn is_epoch(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let (Some(date), Some(time), zone) = (words.next(), words.next(), words.next()) else {
+        return false;
+    };
+    let num = |s: &str| s.parse::<i64>().ok();
+    let date: Vec<i64> = date.split('-').filter_map(num).collect();
+    let time: Vec<i64> = time
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .split(':')
+        .filter_map(num)
+        .collect();
+    let (&[y, mo, d], &[h, mi, sec]) = (&date[..], &time[..]) else {
+        return false;
+    };
+    // Seconds from the epoch, of the local time, then the zone taken off.
+    let days = days_from_civil(y, mo, d);
+    let local = days * 86_400 + h * 3600 + mi * 60 + sec;
+    let offset = match zone {
+        Some(z) if z.len() == 5 && (z.starts_with('+') || z.starts_with('-')) => {
+            let (hh, mm) = (num(&z[1..3]).unwrap_or(0), num(&z[3..5]).unwrap_or(0));
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            sign * (hh * 3600 + mm * 60)
+        }
+        _ => 0,
+    };
+    local - offset == 0 && !text.contains(|c: char| c.is_ascii_alphabetic())
+}
+
+/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Strips `a/` and `b/` when every real path of the pair carries its
+/// prefix; else, in GNU diff's output (`gnu`), where two different paths
+/// are the same but for their first component (`diff -ruN old new`),
+/// strips that, as `patch -p1` does.
+fn strip_prefixes(old: HeaderLine, new: HeaderLine, gnu: bool) -> (HeaderLine, HeaderLine) {
+    if let Some(stripped) = gnu.then(|| strip_first_components(&old, &new)).flatten() {
+        return stripped;
+    }
     let has = |side: &HeaderLine, prefix: &str| match side {
         Some((Side::Path(p, _), _)) => p.starts_with(prefix),
         _ => true,
@@ -886,6 +988,19 @@ mod tests {
         );
         assert_eq!(git_header_path("a/old b/new"), None);
         assert_eq!(git_header_path("old new"), None);
+    }
+
+    #[test]
+    fn epoch_timestamps_in_any_zone() {
+        assert!(is_epoch("1970-01-01 00:00:00.000000000 +0000"));
+        assert!(is_epoch("1969-12-31 19:00:00.000000000 -0500"));
+        assert!(is_epoch("1970-01-01 05:30:00 +0530"));
+        assert!(is_epoch("1970-01-01 00:00:00"));
+        assert!(!is_epoch("2026-11-23 18:30:00.123456789 +0000"));
+        assert!(!is_epoch("1970-01-01 00:00:01 +0000"));
+        assert!(!is_epoch("Thu Jan  1 00:00:00 1970"));
+        assert!(!is_epoch("garbage"));
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
     }
 
     #[test]
