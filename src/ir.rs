@@ -338,6 +338,9 @@ pub enum Hint {
     Near(usize),
     /// codex `@@ :N`: search starts at this line.
     From(usize),
+    /// The old block is the whole file, and matches only as such (git's
+    /// binary literals, which state a file's old and new bytes).
+    Whole,
 }
 
 /// Matching passes beyond the exact one, each reported as a warning.

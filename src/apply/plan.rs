@@ -1306,6 +1306,17 @@ impl Locating<'_, '_> {
             from = at + anchor.len();
             first_only = true;
         }
+        if loc.hint == Some(Hint::Whole) {
+            return if n == file.len() && file.matches_at(0, &edit.old, None) {
+                Ok(Found {
+                    start: 0,
+                    len: n,
+                    relax: None,
+                })
+            } else {
+                Err(Miss::NotFound(Part::Block))
+            };
+        }
         if n == 0 {
             let at = match (loc.at_eof, anchor) {
                 (true, _) => file.len(),
@@ -1374,6 +1385,7 @@ impl Locating<'_, '_> {
         let hint_line = match edit.locator.hint {
             Some(Hint::Near(h)) => Some(h.saturating_add_signed(drift)),
             Some(Hint::From(h)) => Some(h),
+            Some(Hint::Whole) => Some(0),
             None => None,
         };
         match miss {

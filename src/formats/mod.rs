@@ -13,6 +13,7 @@ use crate::ir::{Patch, PathRef, Span};
 
 pub mod ap;
 pub mod codex;
+mod git_binary;
 pub mod repopatch;
 pub mod udiff;
 
