@@ -69,12 +69,15 @@ pub fn unwrap(raw: String) -> Unwrapped {
     // Prose before the patch ("Here is the patch:"): dropped up to the
     // first line where a format (or a fence) starts, but only when the text
     // as it stands is no known format.
+    let mut is_mail = false;
     let starts_with_fence = first < last
         && is_fence(&text[Span::line_at(&text, first).start..Span::line_at(&text, first).end]);
     if !starts_with_fence && crate::formats::detect(&text[first..last]).is_none() {
         // `git format-patch` mail: the message ends at its first `---` line
         // (as `git mailinfo` reads it); only then can a patch start.
-        let mut at = mail_body(&text, first, last).unwrap_or(first);
+        let body = mail_body(&text, first, last);
+        is_mail = body.is_some();
+        let mut at = body.unwrap_or(first);
         while at < last {
             let line = Span::line_at(&text, at);
             let rest = &text[at..last];
@@ -153,6 +156,7 @@ pub fn unwrap(raw: String) -> Unwrapped {
         stripped_blank |= (first, last) != before;
     }
     let tail = match crate::formats::detect(&text[first..last]) {
+        Some(Format::Udiff) if is_mail => mail_signature(&text, first, last),
         Some(Format::Udiff) => udiff_tail(&text, first, last),
         // A heredoc (`apply_patch <<'EOF'` … `EOF`) is the codex grammar's.
         Some(Format::Codex)
@@ -225,6 +229,21 @@ fn mail_body(text: &str, first: usize, last: usize) -> Option<usize> {
         .map(|l| l.end + 1)
 }
 
+/// The signature `git format-patch` ends its mail with: the last `-- `
+/// line, when only lines that cannot be hunk lines (git's version) follow.
+fn mail_signature(text: &str, first: usize, last: usize) -> Option<usize> {
+    let all: Vec<Span> = lines(text, first, last).collect();
+    let sig = all.iter().rposition(|l| &text[l.start..l.end] == "-- ")?;
+    let rest = &all[sig + 1..];
+    let not_hunk = |l: &Span| {
+        !matches!(
+            text.as_bytes().get(l.start),
+            Some(b' ' | b'+' | b'-' | b'\\' | b'@')
+        ) && l.start < l.end
+    };
+    (!rest.is_empty() && rest.iter().all(not_hunk)).then_some(all[sig].start)
+}
+
 /// Text after a format's closing line (`*** End Patch`): where it starts.
 fn tail_after_line(text: &str, first: usize, last: usize, end: &str) -> Option<usize> {
     let close = lines(text, first, last)
@@ -279,11 +298,12 @@ fn udiff_tail(text: &str, first: usize, last: usize) -> Option<usize> {
             None | Some(b' ' | b'+' | b'-' | b'\\')
         )
     };
-    if tail.iter().any(|s| {
-        ["@@", "diff ", "--- ", "+++ "]
-            .iter()
-            .any(|p| said(s).starts_with(p))
-    }) {
+    // Lines that start a patch's next part: nothing after them is cut.
+    let patch_lines = ["@@", "diff ", "--- ", "+++ ", "Binary files ", "Only in "];
+    if tail
+        .iter()
+        .any(|s| patch_lines.iter().any(|p| said(s).starts_with(p)))
+    {
         return None;
     }
     match &tail[..] {

@@ -112,7 +112,7 @@ def replay(args):
     ).stdout.decode().split()
     kinds = args.kinds.split(",") if args.kinds else list(KINDS)
     env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", HOME=tempfile.gettempdir())
-    results = {k: {"identical": 0, "refused": 0, "wrong": 0, "peer_applied": 0,
+    results = {k: {"identical": 0, "refused": 0, "wrong": 0, "empty": 0, "peer_applied": 0,
                    "refused_where_peer_applied": 0, "cases": []} for k in kinds}
     for commit in commits:
         parents = run(["git", "-C", repo, "rev-list", "--parents", "-n1", commit]).stdout.split()
@@ -127,6 +127,10 @@ def replay(args):
         for kind in kinds:
             with tempfile.TemporaryDirectory(prefix="gp-replay-") as work:
                 patch = make_patch(repo, kind, parent, commit, trees)
+                if not patch.strip():
+                    # GNU diff writes nothing for a mode-only commit.
+                    results[kind]["empty"] += 1
+                    continue
                 patch_file = os.path.join(work, "change.patch")
                 with open(patch_file, "wb") as f:
                     f.write(patch)
@@ -186,11 +190,12 @@ def main():
     if args.json:
         print(json.dumps(results, indent=1))
     else:
-        print(f"{'kind':<14}{'identical':>10}{'refused':>9}{'wrong':>7}   peer applied")
+        print(f"{'kind':<14}{'identical':>10}{'refused':>9}{'wrong':>7}{'empty':>7}"
+              "   peer applied")
         for kind, r in results.items():
-            total = r["identical"] + r["refused"] + r["wrong"]
+            total = r["identical"] + r["refused"] + r["wrong"] + r["empty"]
             print(f"{kind:<14}{r['identical']:>10}{r['refused']:>9}{r['wrong']:>7}"
-                  f"   {r['peer_applied']}/{total}")
+                  f"{r['empty']:>7}   {r['peer_applied']}/{total}")
             if args.verbose:
                 for c in r["cases"]:
                     print(f"    {c['commit']} {c['verdict']}"

@@ -40,7 +40,8 @@ fn rule_name(rule: &Rule) -> String {
         | Rule::git_header
         | Rule::git_ab_header
         | Rule::gnu_diff_line
-        | Rule::only_in_line => "`diff --git a/PATH b/PATH`",
+        | Rule::only_in_line
+        | Rule::binary_files_line => "`diff --git a/PATH b/PATH`",
         Rule::plain_file
         | Rule::loose_plain_file
         | Rule::headerless_file
@@ -107,9 +108,14 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
                 | Rule::plain_file
                 | Rule::loose_plain_file
                 | Rule::headerless_file
+                | Rule::binary_files_line
         )
     }) {
-        lower.file(pair);
+        if pair.as_rule() == Rule::binary_files_line {
+            lower.unsupported(&pair);
+        } else {
+            lower.file(pair);
+        }
     }
     finish(lower.patch, lower.diags)
 }
@@ -422,15 +428,16 @@ impl<'a> Lower<'a> {
 
     fn unsupported(&mut self, pair: &Pair<Rule>) {
         let text = pair.as_str();
-        let what = if text.starts_with("copy") {
-            "copies are not supported"
+        let (what, hint) = if text.starts_with("copy") {
+            (
+                "copies are not supported",
+                "write the copy as a new file: `--- /dev/null`, `+++ b/NEW`, and its lines as `+` lines",
+            )
         } else {
-            "binary patches are not supported"
-        };
-        let hint = if text.starts_with("copy") {
-            "write the copy as a new file: `--- /dev/null`, `+++ b/NEW`, and its lines as `+` lines"
-        } else {
-            "only text files can be patched; leave binary files out of the patch"
+            (
+                "a binary file changed, but the diff has no bytes for it",
+                "make the diff with `git diff --binary` (its literal hunks are applied), or leave the file out",
+            )
         };
         let first_line = Span::new(
             self.span(pair).start,

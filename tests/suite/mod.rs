@@ -11,6 +11,9 @@ mod fixtures;
 mod fuzz;
 /// The Lark exports: fresh, loadable in llguidance, and agreeing with pest.
 mod grammar;
+/// `tools/replay.py` on a history built in the test: real tools' diffs of
+/// every kind, identical to the peers' results or refused.
+mod history;
 /// The MCP server, driven by rmcp's client over a child process.
 mod mcp;
 /// Our results against `git apply` on the same patches.
