@@ -122,26 +122,14 @@ fn step<'p>(
 ) -> Result<(), StepError> {
     match change {
         Change::Create { path, output, mode } => {
-            make_parents(path, tree, journal)?;
             let chunks = output.chunks();
             let chunks = slices(&chunks);
-            logged(
-                journal,
-                tree,
-                path,
-                Undo::Remove { path: path.clone() },
-                |t| t.create(path, &chunks, *mode),
-            )?;
+            let undo = Undo::Remove { path: path.clone() };
+            created(path, undo, tree, journal, |t| t.create(path, &chunks, *mode))?;
         }
         Change::Symlink { path, target } => {
-            make_parents(path, tree, journal)?;
-            logged(
-                journal,
-                tree,
-                path,
-                Undo::Remove { path: path.clone() },
-                |t| t.symlink(path, target),
-            )?;
+            let undo = Undo::Remove { path: path.clone() };
+            created(path, undo, tree, journal, |t| t.symlink(path, target))?;
         }
         Change::Chmod { path, from, to } => {
             let undo = Undo::Chmod {
@@ -210,14 +198,8 @@ fn step<'p>(
             prune_empty_parents(from, tree, journal)?;
         }
         Change::CreateDir { path } => {
-            make_parents(path, tree, journal)?;
-            logged(
-                journal,
-                tree,
-                path,
-                Undo::RemoveDir { path: path.clone() },
-                |t| t.create_dir(path),
-            )?;
+            let undo = Undo::RemoveDir { path: path.clone() };
+            created(path, undo, tree, journal, |t| t.create_dir(path))?;
         }
         Change::RemoveTree { files, dirs, .. } => {
             for (path, original, mode) in files {
@@ -313,6 +295,19 @@ fn remove_dirs<'p>(
         )?;
     }
     Ok(())
+}
+
+/// Makes something new at `path`, its missing parents first; `undo`
+/// removes it.
+fn created<'p>(
+    path: &RelPath,
+    undo: Undo<'p>,
+    tree: &mut dyn FileTree,
+    journal: &mut Journal<'p>,
+    act: impl FnOnce(&mut dyn FileTree) -> std::io::Result<()>,
+) -> Result<(), StepError> {
+    make_parents(path, tree, journal)?;
+    logged(journal, tree, path, undo, act)
 }
 
 fn make_parents<'p>(
