@@ -125,7 +125,9 @@ fn step<'p>(
             let chunks = output.chunks();
             let chunks = slices(&chunks);
             let undo = Undo::Remove { path: path.clone() };
-            created(path, undo, tree, journal, |t| t.create(path, &chunks, *mode))?;
+            created(path, undo, tree, journal, |t| {
+                t.create(path, &chunks, *mode)
+            })?;
         }
         Change::Symlink { path, target } => {
             let undo = Undo::Remove { path: path.clone() };
