@@ -221,18 +221,37 @@ pub enum Provider {
     /// An OpenAI Responses custom tool whose input is constrained by the
     /// format's Lark grammar.
     OpenAi,
+    /// The same custom tool in the shape Chat Completions takes it
+    /// (`{"type": "custom", "custom": {…}}`).
+    OpenAiChat,
     /// An Anthropic tool whose `patch` string argument carries the patch.
     Anthropic,
 }
 
-/// The tool definition for `format`, as the provider's API takes it. For
-/// ap, `id` is the patch ID the grammar and the description are bound to.
-pub fn tool(format: Format, provider: Provider, id: Option<&str>) -> Option<Value> {
+/// The tool name a definition gets unless told otherwise. OpenAI also has
+/// a built-in tool *type* called `apply_patch` (its own V4A format); a
+/// custom tool of the same name is a different tool, which `--name` can
+/// rename.
+pub const DEFAULT_TOOL_NAME: &str = "apply_patch";
+
+/// Whether `name` is a tool name every provider takes: 1 to 64 ASCII
+/// letters, digits, `_` or `-`.
+pub fn is_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The tool definition for `format`, as the provider's API takes it, named
+/// `name`. For ap, `id` is the patch ID the grammar and the description
+/// are bound to.
+pub fn tool(format: Format, provider: Provider, id: Option<&str>, name: &str) -> Option<Value> {
     let description = description(format, id)?;
     Some(match provider {
         Provider::OpenAi => json!({
             "type": "custom",
-            "name": "apply_patch",
+            "name": name,
             "description": description,
             "format": {
                 "type": "grammar",
@@ -240,8 +259,22 @@ pub fn tool(format: Format, provider: Provider, id: Option<&str>) -> Option<Valu
                 "definition": format.lark_grammar_for(id)?,
             },
         }),
+        Provider::OpenAiChat => json!({
+            "type": "custom",
+            "custom": {
+                "name": name,
+                "description": description,
+                "format": {
+                    "type": "grammar",
+                    "grammar": {
+                        "definition": format.lark_grammar_for(id)?,
+                        "syntax": "lark",
+                    },
+                },
+            },
+        }),
         Provider::Anthropic => json!({
-            "name": "apply_patch",
+            "name": name,
             "description": description,
             "input_schema": {
                 "type": "object",

@@ -68,6 +68,10 @@ enum Command {
         /// ap only: specialise the grammar to one patch ID.
         #[arg(long, value_name = "HEX8")]
         id: Option<String>,
+        /// The tool's name (OpenAI's built-in tool type is also called
+        /// `apply_patch`; this custom tool is another tool).
+        #[arg(long, value_name = "N", default_value = grammar_patch::agent::DEFAULT_TOOL_NAME)]
+        name: String,
     },
     /// Print instructions and a worked example for a model's system prompt.
     Prompt { format: String },
@@ -118,6 +122,8 @@ struct Input {
 enum ProviderArg {
     /// An OpenAI Responses custom tool with the Lark grammar.
     Openai,
+    /// The same custom tool in Chat Completions' shape.
+    OpenaiChat,
     /// An Anthropic tool with a `patch` string in its input schema.
     Anthropic,
 }
@@ -199,7 +205,8 @@ fn run_cli() -> i32 {
             format,
             provider,
             id,
-        } => tool_command(&format, provider, id.as_deref()),
+            name,
+        } => tool_command(&format, provider, id.as_deref(), &name),
         Command::Prompt { format } => match supported(&format) {
             Ok(f) => match grammar_patch::agent::prompt(f) {
                 Some(text) => {
@@ -289,8 +296,13 @@ fn check_id(format: Format, id: Option<&str>) -> Result<(), String> {
     }
 }
 
-fn tool_command(name: &str, provider: ProviderArg, id: Option<&str>) -> i32 {
-    let format = match supported(name) {
+fn tool_command(format: &str, provider: ProviderArg, id: Option<&str>, name: &str) -> i32 {
+    if !grammar_patch::agent::is_tool_name(name) {
+        return usage_error(format!(
+            "--name {name}: a tool name is 1 to 64 letters, digits, `_` or `-`"
+        ));
+    }
+    let format = match supported(format) {
         Ok(f) => f,
         Err(e) => return usage_error(e),
     };
@@ -299,13 +311,14 @@ fn tool_command(name: &str, provider: ProviderArg, id: Option<&str>) -> i32 {
     }
     let provider = match provider {
         ProviderArg::Openai => grammar_patch::agent::Provider::OpenAi,
+        ProviderArg::OpenaiChat => grammar_patch::agent::Provider::OpenAiChat,
         ProviderArg::Anthropic => grammar_patch::agent::Provider::Anthropic,
     };
     let id = match (format, id) {
         (Format::Ap, None) => Some(grammar_patch::agent::random_id()),
         (_, id) => id.map(str::to_string),
     };
-    match grammar_patch::agent::tool(format, provider, id.as_deref()) {
+    match grammar_patch::agent::tool(format, provider, id.as_deref(), name) {
         Some(tool) => {
             println!(
                 "{}",

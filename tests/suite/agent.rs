@@ -58,7 +58,7 @@ fn tool_definitions_have_each_providers_shape() {
         // ap tools are bound to one patch ID.
         let id = (format == Format::Ap).then_some("0badf00d");
         let patch = ex.patch.replace(agent::EXAMPLE_ID, "0badf00d");
-        let openai = agent::tool(format, Provider::OpenAi, id).unwrap();
+        let openai = agent::tool(format, Provider::OpenAi, id, "apply_patch").unwrap();
         let keys: Vec<&String> = openai.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["type", "name", "description", "format"], "{format}");
         assert_eq!(openai["type"], "custom");
@@ -85,7 +85,19 @@ fn tool_definitions_have_each_providers_shape() {
             "{format}: no errors"
         );
 
-        let anthropic = agent::tool(format, Provider::Anthropic, id).unwrap();
+        // Chat Completions: the same tool, in its `custom` envelope.
+        let chat = agent::tool(format, Provider::OpenAiChat, id, "edit_files").unwrap();
+        let keys: Vec<&String> = chat.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["type", "custom"], "{format}");
+        assert_eq!(chat["type"], "custom");
+        let custom = &chat["custom"];
+        assert_eq!(custom["name"], "edit_files");
+        assert_eq!(custom["description"], openai["description"]);
+        assert_eq!(custom["format"]["type"], "grammar");
+        assert_eq!(custom["format"]["grammar"]["syntax"], "lark");
+        assert_eq!(custom["format"]["grammar"]["definition"], definition);
+
+        let anthropic = agent::tool(format, Provider::Anthropic, id, "apply_patch").unwrap();
         let keys: Vec<&String> = anthropic.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["name", "description", "input_schema"], "{format}");
         assert_eq!(anthropic["description"], openai["description"]);
@@ -102,6 +114,7 @@ fn tool_and_prompt_commands_print_them() {
     for format in supported() {
         for (flag, provider) in [
             ("openai", Provider::OpenAi),
+            ("openai-chat", Provider::OpenAiChat),
             ("anthropic", Provider::Anthropic),
         ] {
             let id = (format == Format::Ap).then_some("0badf00d");
@@ -113,7 +126,27 @@ fn tool_and_prompt_commands_print_them() {
                 .unwrap();
             assert_eq!(out.status.code(), Some(0));
             let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            assert_eq!(printed, agent::tool(format, provider, id).unwrap());
+            assert_eq!(
+                printed,
+                agent::tool(format, provider, id, "apply_patch").unwrap()
+            );
+            // `--name` renames it; a name no provider takes is a usage error.
+            args.extend(["--name", "edit_files"]);
+            let out = std::process::Command::new(bin)
+                .args(&args)
+                .output()
+                .unwrap();
+            let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(
+                printed,
+                agent::tool(format, provider, id, "edit_files").unwrap()
+            );
+            *args.last_mut().unwrap() = "edit files";
+            let out = std::process::Command::new(bin)
+                .args(&args)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
         }
         let out = std::process::Command::new(bin)
             .args(["prompt", format.name()])
