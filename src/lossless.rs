@@ -32,7 +32,7 @@ fn is_reserved(c: char) -> bool {
 /// Text standing for `bytes`: valid UTF-8 as it is (not copied), the rest
 /// escaped.
 pub fn decode(bytes: Vec<u8>) -> String {
-    if bytes.contains(&LEAD) {
+    if memchr::memchr(LEAD, &bytes).is_some() {
         return decode_slow(&bytes);
     }
     match String::from_utf8(bytes) {
@@ -44,7 +44,7 @@ pub fn decode(bytes: Vec<u8>) -> String {
 /// Text standing for `bytes`, copied.
 pub fn decode_slice(bytes: &[u8]) -> Cow<'_, str> {
     match std::str::from_utf8(bytes) {
-        Ok(text) if !bytes.contains(&LEAD) => Cow::Borrowed(text),
+        Ok(text) if memchr::memchr(LEAD, bytes).is_none() => Cow::Borrowed(text),
         _ => Cow::Owned(decode_slow(bytes)),
     }
 }
@@ -72,7 +72,7 @@ fn decode_slow(bytes: &[u8]) -> String {
 /// The bytes `text` stands for: its UTF-8 bytes (not copied) unless it
 /// holds escaped bytes.
 pub fn encode(text: &str) -> Cow<'_, [u8]> {
-    if !text.as_bytes().contains(&LEAD) || !text.chars().any(is_reserved) {
+    if !has_escapes(text) {
         return Cow::Borrowed(text.as_bytes());
     }
     let mut out = Vec::with_capacity(text.len());
@@ -90,7 +90,7 @@ pub fn encode(text: &str) -> Cow<'_, [u8]> {
 /// Whether `text` stands for bytes that are not UTF-8 (or for a reserved
 /// character), which a diagnostic may want to mention.
 pub fn has_escapes(text: &str) -> bool {
-    text.as_bytes().contains(&LEAD) && text.chars().any(is_reserved)
+    memchr::memchr(LEAD, text.as_bytes()).is_some() && text.chars().any(is_reserved)
 }
 
 /// `text` for people: each escaped byte shown as `\xHH`, which takes the

@@ -263,9 +263,16 @@ fn tail_after_line(text: &str, first: usize, last: usize, end: &str) -> Option<u
 /// could be hunk lines stay (a model's count is often wrong), and nothing
 /// is cut after a hunk cut short.
 fn udiff_tail(text: &str, first: usize, last: usize) -> Option<usize> {
+    // Only the last hunk can end before the text does: start at its header.
+    let body = &text[first..last];
+    let header = if body.starts_with("@@ ") {
+        memchr::memmem::rfind(body.as_bytes(), b"\n@@ ").map_or(0, |i| i + 1)
+    } else {
+        memchr::memmem::rfind(body.as_bytes(), b"\n@@ ")? + 1
+    };
     let mut left: Option<(usize, usize)> = None;
     let mut end = None;
-    for line in lines(text, first, last) {
+    for line in lines(text, first + header, last) {
         let l = &text[line.start..line.end];
         match left {
             Some((old, new)) if old > 0 || new > 0 => {
