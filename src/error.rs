@@ -45,7 +45,8 @@ pub enum Code {
     OverlappingHunks,
     /// Occurs when an ap directive carries another patch ID.
     IdMismatch,
-    /// Occurs when a target is not UTF-8 text, or is not a regular file.
+    /// Occurs when a target is not a regular file, is 4 GiB or larger, or
+    /// has a name that is not UTF-8.
     UnsupportedFile,
     /// Occurs when reading or writing the tree fails.
     IoError,
@@ -54,6 +55,9 @@ pub enum Code {
     TargetChanged,
     /// Occurs when another apply held the root's lock for longer than the wait.
     RootBusy,
+    /// Occurs when the command itself is wrong: an unknown option or
+    /// format, an unreadable patch file, a malformed JSON tool call.
+    UsageError,
     // ---- warnings ----
     /// Occurs when a hunk header's counts disagree with its body.
     HunkCountMismatch,
@@ -115,6 +119,7 @@ impl Code {
         Code::IoError,
         Code::TargetChanged,
         Code::RootBusy,
+        Code::UsageError,
         Code::HunkCountMismatch,
         Code::LineHintDrift,
         Code::WhitespaceFuzz,
@@ -159,6 +164,7 @@ impl Code {
             Code::IoError => "io_error",
             Code::TargetChanged => "target_changed",
             Code::RootBusy => "root_busy",
+            Code::UsageError => "usage_error",
             Code::HunkCountMismatch => "hunk_count_mismatch",
             Code::LineHintDrift => "line_hint_drift",
             Code::WhitespaceFuzz => "whitespace_fuzz",

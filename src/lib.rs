@@ -100,7 +100,7 @@ impl Outcome {
         } else if self
             .diagnostics
             .iter()
-            .any(|d| matches!(d.code, Code::IoError | Code::RootBusy))
+            .any(|d| matches!(d.code, Code::IoError | Code::RootBusy | Code::UsageError))
         {
             2
         } else {

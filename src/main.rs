@@ -196,7 +196,10 @@ pub extern "C" fn main(
 }
 
 fn run_cli() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return arguments_refused(e),
+    };
     match cli.command {
         Command::Apply { input, dry_run } => patch_command(input, Mode::Apply { dry_run }),
         Command::Lint { input } => patch_command(input, Mode::Lint),
@@ -357,9 +360,12 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
 }
 
 fn patch_command(input: Input, mut mode: Mode) -> i32 {
+    let (json, dry_run) = (input.json, mode != (Mode::Apply { dry_run: false }));
+    let usage_error =
+        move |message: String| failed_command(Code::UsageError, message, json, dry_run);
     let (name, mut text) = match read_patch(input.patch.as_deref()) {
         Ok(p) => p,
-        Err(e) => return usage_error(e),
+        Err(e) => return usage_error(e.to_string()),
     };
     let mut format_name = input.format.clone();
     // A JSON tool call carries the patch and, optionally, its options.
@@ -384,7 +390,7 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
     }
     let format = match formats::format_arg(&format_name) {
         Ok(f) => f,
-        Err(e) => return usage_error(e),
+        Err(e) => return usage_error(e.to_string()),
     };
     // Lint checks against a tree only when asked to; apply always has one.
     // An ap patch read from a file applies, by its spec, beside that file.
@@ -407,7 +413,7 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         (None, _) => Some(ap_dir().unwrap_or_else(|| PathBuf::from("."))),
     };
     let Some(wait) = seconds(input.wait) else {
-        return usage_error("--wait takes a number of seconds");
+        return usage_error("--wait takes a number of seconds".into());
     };
     let write = mode == (Mode::Apply { dry_run: false });
     let opened = match root.as_deref() {
@@ -422,7 +428,7 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
             print_outcome(&outcome, &name, input.json);
             return outcome.exit_code();
         }
-        Err(d) => return usage_error(d.message),
+        Err(d) => return failed_command(Code::IoError, d.message, json, dry_run),
     };
     if let Some(tree) = tree.as_mut() {
         tree.set_sync(input.fsync);
@@ -442,6 +448,41 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
     outcome.add_warnings(recovered);
     print_outcome(&outcome, &name, input.json);
     outcome.exit_code()
+}
+
+/// A command that failed before a patch could be applied: the message on
+/// stderr, and with `--json` the result object too; exit 2.
+fn failed_command(code: Code, message: String, json: bool, dry_run: bool) -> i32 {
+    if json {
+        println!("{}", report::failure(code, &message, None, dry_run));
+    }
+    eprintln!("grammar-patch: {message}");
+    2
+}
+
+/// Arguments clap refused: its own message, and with `--json` on `apply`
+/// or `lint` the result object too (an agent reads only stdout).
+fn arguments_refused(e: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let patching = matches!(args.first().map(String::as_str), Some("apply" | "lint"));
+    let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if patching && !shown && args.iter().any(|a| a == "--json") {
+        let text = e.to_string();
+        let first = text.lines().next().unwrap_or("invalid arguments");
+        let message = first.trim_start_matches("error: ").to_string();
+        let dry_run = args[0] == "lint" || args.iter().any(|a| a == "--dry-run");
+        println!(
+            "{}",
+            report::failure(Code::UsageError, &message, None, dry_run)
+        );
+    }
+    let _ = e.print();
+    if shown {
+        0
+    } else {
+        2
+    }
 }
 
 /// A wait in seconds, if it is one.

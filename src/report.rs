@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::error::{Diagnostic, Severity};
+use crate::error::{Code, Diagnostic, Severity};
 use crate::{Mode, Outcome};
 
 #[derive(Serialize)]
@@ -38,22 +38,18 @@ struct JsonError<'a> {
     notes: &'a [String],
 }
 
+/// The one shape of every result, success or failure
+/// (`schema/result.schema.json`): a failure adds `error`.
 #[derive(Serialize)]
-struct Success<'a> {
+struct Result<'a> {
     ok: bool,
     format: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<JsonError<'a>>,
     dry_run: bool,
     files: Vec<JsonFile<'a>>,
     diagnostics: Vec<JsonDiagnostic<'a>>,
     ignored_metadata: &'a [String],
-}
-
-#[derive(Serialize)]
-struct Failure<'a> {
-    ok: bool,
-    format: Option<&'static str>,
-    error: JsonError<'a>,
-    diagnostics: Vec<JsonDiagnostic<'a>>,
 }
 
 /// 1-based line of a byte offset.
@@ -89,12 +85,27 @@ pub fn to_json(outcome: &Outcome) -> String {
 pub fn to_value(outcome: &Outcome) -> serde_json::Value {
     let text = &outcome.text;
     let format = outcome.format.map(|f| f.name());
-    let value = match outcome.diagnostics.iter().position(Diagnostic::is_error) {
-        None => serde_json::to_value(Success {
-            ok: true,
-            format,
-            dry_run: matches!(outcome.mode, Mode::Apply { dry_run: true } | Mode::Lint),
-            files: outcome
+    let failed = outcome.diagnostics.iter().position(Diagnostic::is_error);
+    let error = failed.map(|i| {
+        let e = &outcome.diagnostics[i];
+        JsonError {
+            code: e.code.as_str(),
+            message: &e.message,
+            path: e.path.as_deref(),
+            patch_line: e.span.map(|s| line_of(text, s.start)),
+            hint: e.hint.as_deref(),
+            notes: &e.notes,
+        }
+    });
+    let value = serde_json::to_value(Result {
+        ok: failed.is_none(),
+        format,
+        error,
+        dry_run: matches!(outcome.mode, Mode::Apply { dry_run: true } | Mode::Lint),
+        // Nothing is written when a patch fails.
+        files: match failed {
+            Some(_) => vec![],
+            None => outcome
                 .files
                 .iter()
                 .map(|f| JsonFile {
@@ -103,41 +114,39 @@ pub fn to_value(outcome: &Outcome) -> serde_json::Value {
                     from: f.from.as_deref(),
                 })
                 .collect(),
-            diagnostics: outcome
-                .diagnostics
-                .iter()
-                .map(|d| diagnostic(d, text))
-                .collect(),
-            ignored_metadata: &outcome.ignored_metadata,
-        }),
-        Some(i) => {
-            let e = &outcome.diagnostics[i];
-            serde_json::to_value(Failure {
-                ok: false,
-                format,
-                error: JsonError {
-                    code: e.code.as_str(),
-                    message: &e.message,
-                    path: e.path.as_deref(),
-                    patch_line: e.span.map(|s| line_of(text, s.start)),
-                    hint: e.hint.as_deref(),
-                    notes: &e.notes,
-                },
-                diagnostics: outcome
-                    .diagnostics
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, d)| diagnostic(d, text))
-                    .collect(),
-            })
-        }
-    };
-    let mut value = value.unwrap_or_else(|e| {
-        serde_json::json!({"ok": false, "error": {"code": "io_error", "message": e.to_string()}})
+        },
+        diagnostics: outcome
+            .diagnostics
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| Some(j) != failed)
+            .map(|(_, d)| diagnostic(d, text))
+            .collect(),
+        ignored_metadata: &outcome.ignored_metadata,
     });
+    let mut value = value.unwrap_or_else(|e| failure(Code::IoError, &e.to_string(), None, false));
     show_bytes(&mut value);
     value
+}
+
+/// The result of a command that failed before any patch was read or
+/// applied (`usage_error`, `io_error`), in the same shape as every other.
+pub fn failure(code: Code, message: &str, hint: Option<&str>, dry_run: bool) -> serde_json::Value {
+    serde_json::json!({
+        "ok": false,
+        "format": null,
+        "error": {
+            "code": code.as_str(),
+            "message": message,
+            "path": null,
+            "patch_line": null,
+            "hint": hint,
+        },
+        "dry_run": dry_run,
+        "files": [],
+        "diagnostics": [],
+        "ignored_metadata": [],
+    })
 }
 
 /// Bytes that are not UTF-8, in any string, shown as `\xHH` (see `lossless`).

@@ -57,9 +57,12 @@ fn content(tmp: &tempfile::TempDir) -> String {
     std::fs::read_to_string(tmp.path().join("f.txt")).unwrap()
 }
 
+/// The JSON result on stdout, checked against the schema.
 fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    let value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    super::support::assert_valid_result(&value);
+    value
 }
 
 #[test]
@@ -419,4 +422,54 @@ fn fsync_applies_and_leaves_nothing_behind() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
+}
+
+/// A usage error under `--json` is a result object too (exit 2), in the
+/// same shape: a misspelt option, an unknown format, a missing patch file,
+/// a JSON tool call with a clashing format.
+#[test]
+fn usage_errors_under_json_are_result_objects() {
+    let tmp = tree();
+    let call = r#"{"patch": "--- a/f.txt\n", "format": "codex"}"#;
+    let cases: [(&[&str], Option<&str>); 5] = [
+        (&["apply", "--json", "--bogus"], None),
+        (&["apply", "--json", "--format", "nope", "-"], Some("x")),
+        (&["lint", "--json", "/nonexistent/patch.diff"], None),
+        (&["apply", "--json", "--format", "udiff", "-"], Some(call)),
+        (&["apply", "--json", "--wait", "-1", "-"], Some("x")),
+    ];
+    for (args, stdin) in cases {
+        let mut cmd = bin();
+        cmd.args(args).arg("--root").arg(tmp.path());
+        let out = run_with_stdin(cmd, stdin.unwrap_or(""));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v = json(&out);
+        assert_eq!(v["ok"], false, "{args:?}");
+        assert_eq!(v["error"]["code"], "usage_error", "{args:?}: {v}");
+        assert!(!v["error"]["message"].as_str().unwrap().is_empty());
+        assert_eq!(v["dry_run"], args[0] == "lint", "{args:?}");
+        assert!(
+            !out.stderr.is_empty(),
+            "{args:?}: the message on stderr too"
+        );
+    }
+    assert_eq!(content(&tmp), "a\nb\n");
+}
+
+/// The schema names exactly the codes the program has.
+#[test]
+fn the_result_schema_lists_every_code() {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/result.schema.json")).unwrap();
+    let listed: Vec<&str> = schema["$defs"]["code"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let codes: Vec<&str> = grammar_patch::error::Code::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    assert_eq!(listed, codes);
 }

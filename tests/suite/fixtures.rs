@@ -192,6 +192,7 @@ fn warning_codes(outcome: &Outcome) -> Vec<String> {
 
 /// Checks one run's outcome and resulting tree; returns the problems found.
 fn check(case: &Case, how: &str, outcome: &Outcome, tree_after: &Snapshot) -> Vec<String> {
+    super::support::assert_valid_result(&grammar_patch::report::to_value(outcome));
     let mut problems = vec![];
     let first_error = outcome.diagnostics.iter().find(|d| d.is_error());
     match (&case.error, first_error) {
@@ -392,13 +393,15 @@ fn assert_covered(format: Format, codes: &[Code]) {
 /// Every error code a udiff patch can raise has a fixture that raises it.
 /// (`io_error` comes from the file system, not a patch: see atomic.rs;
 /// `target_changed` and `root_busy` from other processes: see trust.rs;
-/// `id_mismatch` belongs to ap.)
+/// `usage_error` from the command line: see cli.rs; `id_mismatch` belongs
+/// to ap.)
 #[test]
 fn udiff_fixtures_cover_every_udiff_error_code() {
     let not_from_udiff = [
         Code::IoError,
         Code::TargetChanged,
         Code::RootBusy,
+        Code::UsageError,
         Code::IdMismatch,
     ];
     let codes: Vec<Code> = Code::ALL

@@ -145,3 +145,22 @@ pub fn describe_difference(want: &Snapshot, got: &Snapshot) -> String {
     }
     out
 }
+
+/// Checks a JSON result against `schema/result.schema.json`, the one shape
+/// of every `--json` outcome.
+pub fn assert_valid_result(value: &serde_json::Value) {
+    static VALIDATOR: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| {
+        let schema = serde_json::from_str(include_str!("../../schema/result.schema.json"))
+            .expect("the schema is JSON");
+        jsonschema::validator_for(&schema).expect("the schema is a JSON Schema")
+    });
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{value}\ndoes not fit the schema: {errors:#?}"
+    );
+}
