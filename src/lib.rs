@@ -201,8 +201,9 @@ fn pipeline(
     if outcome.mode == (Mode::Apply { dry_run: false }) {
         apply::commit(&plan, tree).map_err(|d| vec![d])?;
     }
-    if matches!(outcome.mode, Mode::Apply { .. }) {
-        // A permission change after a write or a move is part of that
+    {
+        // What was (or, for lint and a dry run, would be) done, file by
+        // file. A permission change after a write or a move is part of that
         // file's entry; alone (a mode-only change) it is `modified`.
         let changes = plan.changes.iter().enumerate().filter(|&(i, c)| {
             !matches!(c, apply::Change::Chmod { .. })

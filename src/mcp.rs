@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
@@ -41,15 +42,26 @@ impl PatchServer {
     }
 
     fn run_tool(&self, mode: Mode, args: &Map<String, Value>) -> Result<CallToolResult, ErrorData> {
-        let invalid = |m: String| ErrorData::invalid_params(m, None);
+        // Wrong arguments are a tool result the model reads and can
+        // correct (`isError`, code `usage_error`), not a protocol error.
+        let dry_run = mode != (Mode::Apply { dry_run: false });
+        let invalid = |m: String| {
+            let value = report::failure(Code::UsageError, &m, Some(ARGUMENTS_HINT), dry_run);
+            let mut result = CallToolResult::error(vec![ContentBlock::text(value.to_string())]);
+            result.structured_content = Some(value);
+            Ok(result)
+        };
         if mode == Mode::Lint && args.contains_key("dry_run") {
-            return Err(invalid(
-                "lint_patch never writes: it takes no `dry_run`".into(),
-            ));
+            return invalid("lint_patch never writes: it takes no `dry_run`".into());
         }
-        let call = payload::from_fields(args.clone()).map_err(invalid)?;
-        let format =
-            formats::format_arg(call.format.as_deref().unwrap_or("auto")).map_err(invalid)?;
+        let call = match payload::from_fields(args.clone()) {
+            Ok(call) => call,
+            Err(e) => return invalid(e),
+        };
+        let format = match formats::format_arg(call.format.as_deref().unwrap_or("auto")) {
+            Ok(format) => format,
+            Err(e) => return invalid(e),
+        };
         let mode = match (mode, call.dry_run) {
             (Mode::Apply { .. }, Some(dry_run)) => Mode::Apply { dry_run },
             _ => mode,
@@ -109,6 +121,19 @@ fn guarded(
     }
 }
 
+/// How to call the tools right, for a model that called one wrong.
+const ARGUMENTS_HINT: &str = "call with {\"patch\": \"<the whole patch>\"}, optionally \
+     \"format\" (auto, udiff, codex, repopatch, ap) and, for apply_patch, \"dry_run\": true";
+
+/// The output schema of both tools: the JSON result, in the shape
+/// `schema/result.schema.json` documents.
+fn output_schema() -> Arc<Map<String, Value>> {
+    match serde_json::from_str(include_str!("../schema/result.schema.json")) {
+        Ok(Value::Object(map)) => Arc::new(map),
+        _ => unreachable!("the committed schema is a JSON object (a test reads it)"),
+    }
+}
+
 /// The input schema of a patch tool.
 fn schema(with_dry_run: bool) -> Arc<Map<String, Value>> {
     let names: Vec<&str> = Format::ALL
@@ -141,6 +166,16 @@ fn schema(with_dry_run: bool) -> Arc<Map<String, Value>> {
 }
 
 fn tools() -> Vec<Tool> {
+    let apply = ToolAnnotations::with_title("Apply a patch")
+        .read_only(false)
+        .destructive(true)
+        .idempotent(true)
+        .open_world(false);
+    let lint = ToolAnnotations::with_title("Check a patch")
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false);
     vec![
         Tool::new(
             "apply_patch",
@@ -150,13 +185,19 @@ fn tools() -> Vec<Tool> {
              hint. The grammars and model instructions are resources; to constrain a model \
              writing ap, use grammar-patch://grammar/ap/{id}.lark with the patch's own ID.",
             schema(true),
-        ),
+        )
+        .with_title("Apply a patch")
+        .with_annotations(apply)
+        .with_raw_output_schema(output_schema()),
         Tool::new(
             "lint_patch",
             "Check a patch without writing: its syntax, its paths, and that every edit has \
              exactly one place in the workspace. Returns the same JSON as apply_patch.",
             schema(false),
-        ),
+        )
+        .with_title("Check a patch")
+        .with_annotations(lint)
+        .with_raw_output_schema(output_schema()),
     ]
 }
 
@@ -204,12 +245,16 @@ fn resources() -> Vec<(String, String, &'static str, String)> {
 
 impl ServerHandler for PatchServer {
     fn get_info(&self) -> ServerConfig {
+        let mut info = Implementation::new("grammar-patch", env!("CARGO_PKG_VERSION"));
+        info.title = Some("grammar-patch".into());
+        info.description = Some(env!("CARGO_PKG_DESCRIPTION").into());
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
                 .build(),
         )
+        .with_server_info(info)
     }
 
     async fn list_tools(

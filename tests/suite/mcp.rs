@@ -93,25 +93,53 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
         assert_eq!(done.structured_content.as_ref().unwrap()["ok"], true);
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nB\n");
 
-        // Arguments outside the schema are refused, not guessed at.
-        for bad in [
-            json!({"patch": PATCH, "dryrun": true}),
-            json!({"format": "udiff"}),
-            json!({"patch": PATCH, "format": "nope"}),
+        // Arguments outside the schema are refused, not guessed at: a tool
+        // result with `isError` (the model reads it and corrects the call),
+        // code `usage_error`, in the output schema's shape.
+        for (name, bad) in [
+            ("apply_patch", json!({"patch": PATCH, "dryrun": true})),
+            ("apply_patch", json!({"format": "udiff"})),
+            ("apply_patch", json!({"patch": PATCH, "format": "nope"})),
+            ("apply_patch", json!({"patch": 5})),
+            ("apply_patch", json!({"patch": PATCH, "dry_run": "yes"})),
+            ("apply_patch", json!({})),
+            ("lint_patch", json!({"patch": PATCH, "dry_run": false})),
         ] {
-            assert!(
-                client
-                    .call_tool(call("apply_patch", bad.clone()))
-                    .await
-                    .is_err(),
-                "{bad}"
-            );
+            let refused = client.call_tool(call(name, bad.clone())).await.unwrap();
+            assert_eq!(refused.is_error, Some(true), "{bad}");
+            let v = text(&refused);
+            assert_eq!(v["error"]["code"], "usage_error", "{bad}: {v}");
+            assert!(v["error"]["hint"].as_str().unwrap().contains("patch"));
+            assert_eq!(refused.structured_content.as_ref(), Some(&v));
+            super::support::assert_valid_result(&v);
         }
-        let lint_dry = call("lint_patch", json!({"patch": PATCH, "dry_run": false}));
-        assert!(
-            client.call_tool(lint_dry).await.is_err(),
-            "lint_patch takes no dry_run"
+        // Tools say what they are, and what they return.
+        let apply = tools.iter().find(|t| t.name == "apply_patch").unwrap();
+        let lint_tool = tools.iter().find(|t| t.name == "lint_patch").unwrap();
+        let (a, l) = (
+            apply.annotations.as_ref().unwrap(),
+            lint_tool.annotations.as_ref().unwrap(),
         );
+        assert_eq!(apply.title.as_deref(), Some("Apply a patch"));
+        assert_eq!(
+            (a.destructive_hint, a.idempotent_hint),
+            (Some(true), Some(true))
+        );
+        assert_eq!(
+            (l.read_only_hint, a.read_only_hint),
+            (Some(true), Some(false))
+        );
+        for tool in [apply, lint_tool] {
+            let schema = tool.output_schema.as_ref().expect("an output schema");
+            assert_eq!(schema["title"], "grammar-patch result");
+        }
+        let server = client.peer_info().unwrap();
+        let info = server.server_info.as_ref().expect("serverInfo");
+        assert_eq!(info.name, "grammar-patch");
+        assert_eq!(info.version, env!("CARGO_PKG_VERSION"));
+        // Lint lists the files, as a dry run does.
+        assert_eq!(text(&lint)["files"], text(&dry)["files"]);
+        super::support::assert_valid_result(&text(&lint));
         assert!(
             client
                 .call_tool(call("frobnicate", json!({})))
