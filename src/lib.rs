@@ -31,6 +31,7 @@ pub mod mcp;
 pub mod paths;
 pub mod payload;
 pub mod report;
+pub mod review;
 pub mod unwrap;
 pub mod validate;
 
@@ -55,6 +56,9 @@ pub struct FileResult {
     pub path: String,
     pub action: &'static str,
     pub from: Option<String>,
+    /// With [`Options::diff`]: this file's section of the review diff, in
+    /// git's format (text standing for bytes, see `lossless`).
+    pub diff: Option<String>,
 }
 
 /// The result of [`run`]: what was (or would be) done, and every diagnostic.
@@ -109,7 +113,8 @@ impl Outcome {
     }
 }
 
-/// How forgiving to be, beyond what every format forgives.
+/// How forgiving to be, beyond what every format forgives, and what to
+/// report.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Options {
     /// ap's tolerant mode (the 3.2 reference's default): a missing header,
@@ -117,6 +122,8 @@ pub struct Options {
     /// missing `snippet`, and the nesting guard moving an insertion, each
     /// with a warning. Off, they are errors.
     pub tolerant: bool,
+    /// Each file's section of the review diff (`review.rs`) in its result.
+    pub diff: bool,
 }
 
 /// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
@@ -210,11 +217,22 @@ fn pipeline(
                 || i == 0
                 || plan.changes[i - 1].path() != c.path()
         });
+        let mut sections = match options.diff {
+            true => review::sections(&plan),
+            false => vec![],
+        }
+        .into_iter()
+        .peekable();
         outcome.files = changes
-            .map(|(_, c)| FileResult {
-                path: c.path().to_string(),
-                action: c.action(),
-                from: c.from().map(ToString::to_string),
+            .map(|(_, c)| {
+                let path = c.path().to_string();
+                let diff = sections.next_if(|(p, _)| *p == path).map(|(_, d)| d);
+                FileResult {
+                    path,
+                    action: c.action(),
+                    from: c.from().map(ToString::to_string),
+                    diff: diff.or_else(|| options.diff.then(String::new)),
+                }
             })
             .collect();
     }

@@ -116,6 +116,10 @@ struct Input {
     /// Seconds to wait for another apply that holds the root.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     wait: f64,
+    /// Print what was (or would be) written as a git diff, resolved
+    /// against the tree (with --json: a `diff` per file). Needs a root.
+    #[arg(long)]
+    diff: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -415,6 +419,9 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
     let Some(wait) = seconds(input.wait) else {
         return usage_error("--wait takes a number of seconds".into());
     };
+    if input.diff && root.is_none() {
+        return usage_error("--diff shows changes to a tree: give --root".into());
+    }
     let write = mode == (Mode::Apply { dry_run: false });
     let opened = match root.as_deref() {
         Some(r) => open_root(r, write, wait).map(|(tree, warnings)| (Some(tree), warnings)),
@@ -425,7 +432,7 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         Err(d) if d.code == Code::RootBusy => {
             let mut outcome = Outcome::failed(format, mode, d);
             outcome.text = text;
-            print_outcome(&outcome, &name, input.json);
+            print_outcome(&outcome, &name, input.json, false);
             return outcome.exit_code();
         }
         Err(d) => return failed_command(Code::IoError, d.message, json, dry_run),
@@ -443,10 +450,11 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         canonical.as_deref(),
         grammar_patch::Options {
             tolerant: input.tolerant,
+            diff: input.diff,
         },
     );
     outcome.add_warnings(recovered);
-    print_outcome(&outcome, &name, input.json);
+    print_outcome(&outcome, &name, input.json, input.diff);
     outcome.exit_code()
 }
 
@@ -490,7 +498,7 @@ fn seconds(secs: f64) -> Option<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(secs).ok()
 }
 
-fn print_outcome(outcome: &Outcome, name: &str, json: bool) {
+fn print_outcome(outcome: &Outcome, name: &str, json: bool, diff: bool) {
     let mut stdout = std::io::stdout().lock();
     if json {
         let _ = writeln!(stdout, "{}", report::to_json(outcome));
@@ -498,6 +506,14 @@ fn print_outcome(outcome: &Outcome, name: &str, json: bool) {
     }
     diagnostics::emit_stderr(&outcome.diagnostics, name, &outcome.text);
     if !outcome.ok() {
+        return;
+    }
+    if diff {
+        // The review diff alone on stdout, byte for byte, for `git apply`.
+        for f in &outcome.files {
+            let text = f.diff.as_deref().unwrap_or("");
+            let _ = stdout.write_all(&grammar_patch::lossless::encode(text));
+        }
         return;
     }
     for f in &outcome.files {

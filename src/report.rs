@@ -11,6 +11,8 @@ struct JsonFile<'a> {
     path: &'a str,
     action: &'a str,
     from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -112,6 +114,7 @@ pub fn to_value(outcome: &Outcome) -> serde_json::Value {
                     path: &f.path,
                     action: f.action,
                     from: f.from.as_deref(),
+                    diff: f.diff.as_deref(),
                 })
                 .collect(),
         },

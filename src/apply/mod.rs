@@ -26,6 +26,6 @@ pub mod tree;
 
 pub use commit::commit;
 pub use fs::{DiskTree, Lock};
-pub use plan::{plan, Change, Plan};
+pub use plan::{plan, Change, Plan, LINK_MODE};
 pub use root::{open_root, DEFAULT_WAIT};
 pub use tree::{Entry, FileTree, MemTree};

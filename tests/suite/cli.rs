@@ -473,3 +473,63 @@ fn the_result_schema_lists_every_code() {
         .collect();
     assert_eq!(listed, codes);
 }
+
+/// `--diff` prints what was written as a git diff (`git apply` of it on the
+/// old tree gives the new one); a dry run or lint prints what would be;
+/// with `--json` each file carries its section; without a root it is a
+/// usage error.
+#[test]
+fn review_diff_is_what_git_applies() {
+    let codex = "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n*** Add File: new.txt\n+new\n*** End Patch\n";
+    let tmp = tree();
+    let mut cmd = bin();
+    cmd.args(["lint", "--diff", "--root"]).arg(tmp.path());
+    let would = run_with_stdin(cmd, codex);
+    assert_eq!(would.status.code(), Some(0));
+    assert_eq!(content(&tmp), "a\nb\n", "lint writes nothing");
+    let mut cmd = bin();
+    cmd.args(["apply", "--diff", "--root"]).arg(tmp.path());
+    let done = run_with_stdin(cmd, codex);
+    assert_eq!(done.status.code(), Some(0));
+    assert_eq!(done.stdout, would.stdout);
+    let diff = String::from_utf8(done.stdout).unwrap();
+    assert!(
+        diff.starts_with("diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n@@"),
+        "{diff}"
+    );
+    assert!(diff.contains("diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+new\n"), "{diff}");
+
+    let copy = tempfile::tempdir().unwrap();
+    std::fs::write(copy.path().join("f.txt"), "a\nb\n").unwrap();
+    std::fs::write(copy.path().join("r.diff"), &diff).unwrap();
+    let git = Command::new("git")
+        .args(["apply", "r.diff"])
+        .current_dir(copy.path())
+        .output()
+        .unwrap();
+    assert!(git.status.success(), "{git:?}");
+    assert_eq!(
+        std::fs::read_to_string(copy.path().join("f.txt")).unwrap(),
+        "a\nB\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(copy.path().join("new.txt")).unwrap(),
+        "new\n"
+    );
+
+    let fresh = tree();
+    let mut cmd = bin();
+    cmd.args(["apply", "--dry-run", "--diff", "--json", "--root"])
+        .arg(fresh.path());
+    let v = json(&run_with_stdin(cmd, codex));
+    assert_eq!(
+        v["files"][0]["diff"].as_str().unwrap(),
+        diff.split("diff --git a/new.txt").next().unwrap()
+    );
+
+    let mut cmd = bin();
+    cmd.args(["lint", "--diff", "--json", "-"]);
+    let no_root = run_with_stdin(cmd, codex);
+    assert_eq!(no_root.status.code(), Some(2));
+    assert_eq!(json(&no_root)["error"]["code"], "usage_error");
+}

@@ -154,6 +154,9 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
     let mut forced = None;
     let mut options = Options {
         tolerant: dir.parent().is_some_and(|p| p.ends_with(AP_32)),
+        // Every run also builds the review diff, which `git apply` must
+        // turn the before-tree into the after-tree with (`review_diff`).
+        diff: true,
     };
     while let Some(word) = words.next() {
         match word {
@@ -248,6 +251,53 @@ fn apply(case: &Case, patch: &str, tree: &mut dyn FileTree, root: &Path) -> Outc
     )
 }
 
+/// The review diff of a successful apply, applied by `git apply` to the
+/// before-tree, must give the after-tree: the same files, links and modes
+/// (directories aside: git keeps none).
+fn review_diff(case: &Case, outcome: &Outcome) -> Vec<String> {
+    let diff: String = outcome
+        .files
+        .iter()
+        .map(|f| f.diff.as_deref().expect("asked for"))
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    case.before.write(tmp.path(), &case.modes);
+    let patch = tmp.path().join(".review.diff");
+    fs::write(&patch, grammar_patch::lossless::encode(&diff)).unwrap();
+    let out = std::process::Command::new("git")
+        .args(["apply", "--unsafe-paths", "--allow-empty", ".review.diff"])
+        .current_dir(tmp.path())
+        .output()
+        .expect("git is installed");
+    fs::remove_file(&patch).unwrap();
+    if !out.status.success() {
+        return vec![format!(
+            "review diff: git apply refused it: {}\n{diff}",
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    }
+    let mut got = Snapshot::load(tmp.path());
+    let mut want = case.after.clone();
+    got.dirs.clear();
+    want.dirs.clear();
+    let mut problems = vec![];
+    if got != want {
+        problems.push(format!(
+            "review diff: git apply gave another tree:\n{}\n{diff}",
+            describe_difference(&want, &got)
+        ));
+    }
+    for (path, mode) in &case.after_modes {
+        let have = mode_of(&tmp.path().join(path));
+        if have != *mode {
+            problems.push(format!(
+                "review diff: {path} has mode {have:o}, expected {mode:o}"
+            ));
+        }
+    }
+    problems
+}
+
 /// With `twice`: the same patch again must succeed and leave the tree as it is.
 fn again(case: &Case, how: &str, outcome: Outcome, after: &Snapshot) -> Vec<String> {
     let first_error = outcome.diagnostics.iter().find(|d| d.is_error());
@@ -270,6 +320,9 @@ fn run_on_disk(case: &Case) -> (Outcome, Vec<String>) {
     let outcome = apply(case, &patch, &mut tree, &root);
     let after = Snapshot::load(tmp.path());
     let mut problems = check(case, "disk", &outcome, &after);
+    if outcome.ok() && problems.is_empty() {
+        problems.extend(review_diff(case, &outcome));
+    }
     if case.twice && problems.is_empty() {
         let second = apply(case, &patch, &mut tree, &root);
         problems.extend(again(case, "disk", second, &Snapshot::load(tmp.path())));

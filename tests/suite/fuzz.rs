@@ -162,7 +162,7 @@ proptest! {
             tree = tree.with_file("f", f).with_file("g/h", f);
         }
         let before = tree.clone();
-        let outcome = grammar_patch::run_with(text.as_str(), Some(Format::Ap), Mode::Apply { dry_run: false }, Some(&mut tree), None, grammar_patch::Options { tolerant });
+        let outcome = grammar_patch::run_with(text.as_str(), Some(Format::Ap), Mode::Apply { dry_run: false }, Some(&mut tree), None, grammar_patch::Options { tolerant, ..Default::default() });
         if !outcome.ok() {
             prop_assert_eq!(tree, before, "a rejected patch changed the tree");
         }
