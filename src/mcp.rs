@@ -358,13 +358,69 @@ pub fn serve(root: &Path) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| e.to_string())?;
+        // rmcp talks to one end of a pipe; `checked_stdio` joins the other
+        // end to stdin and stdout, answering lines that are not JSON.
+        let (ours, rmcps) = tokio::io::duplex(1 << 16);
+        let relay = tokio::spawn(checked_stdio(ours));
+        let service = server.serve(rmcps).await.map_err(|e| e.to_string())?;
         service.waiting().await.map_err(|e| e.to_string())?;
+        relay.await.map_err(|e| e.to_string())?;
         Ok(())
     })
+}
+
+/// JSON-RPC's reply to a line that is not JSON.
+const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: a message is one line of JSON"}}"#;
+
+/// Relays stdin to rmcp and rmcp to stdout, a line at a time; a line on
+/// stdin that is not JSON gets JSON-RPC's `-32700` parse error (which
+/// rmcp's transport would drop without a word). One task writes stdout, so
+/// replies never interleave.
+async fn checked_stdio(pipe: tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (from_rmcp, mut to_rmcp) = tokio::io::split(pipe);
+    let (errors, mut parse_errors) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let reader = tokio::spawn(async move {
+        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.trim().is_empty() {
+                continue;
+            }
+            if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
+                let _ = errors.send(());
+                continue;
+            }
+            let sent = to_rmcp.write_all(line.as_bytes()).await;
+            if sent.and(to_rmcp.write_all(b"\n").await).is_err() {
+                break;
+            }
+        }
+        // End of input: rmcp sees the pipe close and stops.
+        let _ = to_rmcp.shutdown().await;
+    });
+    let mut out = tokio::io::stdout();
+    let mut replies = BufReader::new(from_rmcp).lines();
+    let mut stdin_open = true;
+    loop {
+        let line = tokio::select! {
+            reply = replies.next_line() => match reply {
+                Ok(Some(reply)) => reply,
+                _ => break,
+            },
+            error = parse_errors.recv(), if stdin_open => match error {
+                Some(()) => PARSE_ERROR.to_string(),
+                None => {
+                    stdin_open = false;
+                    continue;
+                }
+            },
+        };
+        let written = out.write_all(line.as_bytes()).await;
+        if written.and(out.write_all(b"\n").await).is_err() || out.flush().await.is_err() {
+            break;
+        }
+    }
+    reader.abort();
 }
 
 #[cfg(test)]

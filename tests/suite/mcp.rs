@@ -211,3 +211,41 @@ fn mcp_with_a_missing_root_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--root"));
 }
+
+/// A line that is not JSON gets JSON-RPC's parse error (`-32700`, id
+/// null), and the session goes on: the next request is answered.
+#[test]
+fn a_line_that_is_not_json_is_a_parse_error() {
+    use std::io::Write;
+    let root = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_grammar-patch"))
+        .args(["mcp", "--root"])
+        .arg(root.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{{not json\n{init}").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        replies
+            .iter()
+            .any(|r| r["error"]["code"] == -32700 && r["id"].is_null()),
+        "{replies:?}"
+    );
+    assert!(
+        replies
+            .iter()
+            .any(|r| r["id"] == 1 && r["result"]["serverInfo"]["name"] == "grammar-patch"),
+        "{replies:?}"
+    );
+}
