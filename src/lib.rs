@@ -238,3 +238,44 @@ fn pipeline(
     }
     Ok(())
 }
+
+/// One call as a library caller makes it (the Python bindings): `patch`
+/// in `format` (a name, or `None` to detect it) against the tree under
+/// `root`, with the root's lock and recovery as the command line has them.
+/// Returns the JSON result (`schema/result.schema.json`), or, for a
+/// usage error (an unknown format, a root that cannot be opened), its
+/// message.
+pub fn run_at_root(
+    patch: String,
+    format: Option<&str>,
+    mode: Mode,
+    root: Option<&Path>,
+    options: Options,
+) -> Result<serde_json::Value, String> {
+    let format = formats::format_arg(format.unwrap_or("auto"))?;
+    let Some(root) = root else {
+        return Ok(report::to_value(&run_with(
+            patch, format, mode, None, None, options,
+        )));
+    };
+    let write = mode == (Mode::Apply { dry_run: false });
+    let (mut tree, recovered) = match apply::open_root(root, write, apply::DEFAULT_WAIT) {
+        Ok(opened) => opened,
+        Err(d) if d.code == Code::RootBusy => {
+            return Ok(report::to_value(&Outcome::failed(format, mode, d)))
+        }
+        Err(d) => return Err(d.message),
+    };
+    let canonical = tree.root().to_path_buf();
+    let tree_ref: &mut dyn FileTree = &mut tree;
+    let mut outcome = run_with(
+        patch,
+        format,
+        mode,
+        Some(tree_ref),
+        Some(&canonical),
+        options,
+    );
+    outcome.add_warnings(recovered);
+    Ok(report::to_value(&outcome))
+}

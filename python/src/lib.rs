@@ -1,0 +1,161 @@
+//! `grammar_patch._native`: the PyO3 bindings. Every function returns what
+//! the command line prints (JSON text, a grammar, a prompt) and raises
+//! `UsageError` for what the command line exits 2 on; the Python package
+//! (`pysrc/grammar_patch/__init__.py`) decodes the JSON into typed dicts.
+//! Applying runs with the GIL released.
+
+use std::path::PathBuf;
+
+use grammar_patch::agent::{self, Provider};
+use grammar_patch::formats::{self, Format};
+use grammar_patch::{Mode, Options};
+use pyo3::create_exception;
+use pyo3::prelude::*;
+
+create_exception!(
+    _native,
+    UsageError,
+    pyo3::exceptions::PyValueError,
+    "The call itself is wrong (an unknown format, a root that cannot be opened); nothing was read or written."
+);
+
+fn usage(message: impl Into<String>) -> PyErr {
+    UsageError::new_err(message.into())
+}
+
+fn format_named(name: &str) -> PyResult<Format> {
+    match formats::format_arg(name).map_err(usage)? {
+        Some(f) => Ok(f),
+        None => Err(usage("name a format, not auto")),
+    }
+}
+
+fn run(
+    py: Python<'_>,
+    patch: String,
+    root: Option<PathBuf>,
+    format: Option<String>,
+    mode: Mode,
+    tolerant: bool,
+    diff: bool,
+) -> PyResult<String> {
+    let options = Options { tolerant, diff };
+    let result = py.detach(move || {
+        grammar_patch::run_at_root(patch, format.as_deref(), mode, root.as_deref(), options)
+    });
+    result.map(|v| v.to_string()).map_err(usage)
+}
+
+/// Applies `patch` to the tree under `root`: every file or none. Returns
+/// the JSON result; a refused patch is a result with `ok` false.
+#[pyfunction]
+#[pyo3(signature = (patch, root, *, format=None, dry_run=false, tolerant=false, diff=false))]
+fn apply(
+    py: Python<'_>,
+    patch: String,
+    root: PathBuf,
+    format: Option<String>,
+    dry_run: bool,
+    tolerant: bool,
+    diff: bool,
+) -> PyResult<String> {
+    let mode = Mode::Apply { dry_run };
+    run(py, patch, Some(root), format, mode, tolerant, diff)
+}
+
+/// Checks `patch`, and with `root` locates every edit in that tree;
+/// writes nothing.
+#[pyfunction]
+#[pyo3(signature = (patch, root=None, *, format=None, tolerant=false, diff=false))]
+fn lint(
+    py: Python<'_>,
+    patch: String,
+    root: Option<PathBuf>,
+    format: Option<String>,
+    tolerant: bool,
+    diff: bool,
+) -> PyResult<String> {
+    if diff && root.is_none() {
+        return Err(usage("diff shows changes to a tree: give root"));
+    }
+    run(py, patch, root, format, Mode::Lint, tolerant, diff)
+}
+
+fn checked_id(format: Format, id: Option<&str>) -> PyResult<()> {
+    match id {
+        Some(_) if format != Format::Ap => Err(usage("id applies to the ap format only")),
+        Some(id) if !agent::is_patch_id(id) => {
+            Err(usage(format!("id {id}: a patch ID is 8 hex digits")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The format's Lark grammar (ap: bound to `id` if given).
+#[pyfunction]
+#[pyo3(signature = (format, id=None))]
+fn grammar(format: &str, id: Option<&str>) -> PyResult<String> {
+    let format = format_named(format)?;
+    checked_id(format, id)?;
+    format
+        .lark_grammar_for(id)
+        .map(|g| g.into_owned())
+        .ok_or_else(|| usage(format!("no grammar for {format}")))
+}
+
+/// A tool definition (JSON) for `provider`: `openai`, `openai-chat` or
+/// `anthropic`.
+#[pyfunction]
+#[pyo3(signature = (format, provider, id=None, name="apply_patch"))]
+fn tool(format: &str, provider: &str, id: Option<&str>, name: &str) -> PyResult<String> {
+    let format = format_named(format)?;
+    checked_id(format, id)?;
+    let provider = match provider {
+        "openai" => Provider::OpenAi,
+        "openai-chat" => Provider::OpenAiChat,
+        "anthropic" => Provider::Anthropic,
+        other => {
+            return Err(usage(format!(
+                "unknown provider `{other}` (openai, openai-chat, anthropic)"
+            )))
+        }
+    };
+    if !agent::is_tool_name(name) {
+        return Err(usage(format!(
+            "name {name}: 1 to 64 letters, digits, `_` or `-`"
+        )));
+    }
+    let id = match (format, id) {
+        (Format::Ap, None) => Some(agent::random_id()),
+        (_, id) => id.map(str::to_string),
+    };
+    agent::tool(format, provider, id.as_deref(), name)
+        .map(|v| v.to_string())
+        .ok_or_else(|| usage(format!("no tool definition for {format}")))
+}
+
+/// Instructions and a worked example for a model's system prompt.
+#[pyfunction]
+fn prompt(format: &str) -> PyResult<String> {
+    let format = format_named(format)?;
+    agent::prompt(format).ok_or_else(|| usage(format!("no prompt for {format}")))
+}
+
+/// The patch's format, or `None`.
+#[pyfunction]
+fn detect(patch: String) -> Option<String> {
+    let unwrapped = grammar_patch::unwrap::unwrap(patch);
+    formats::detect(unwrapped.body()).map(|f| f.name().to_string())
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("UsageError", m.py().get_type::<UsageError>())?;
+    m.add_function(wrap_pyfunction!(apply, m)?)?;
+    m.add_function(wrap_pyfunction!(lint, m)?)?;
+    m.add_function(wrap_pyfunction!(grammar, m)?)?;
+    m.add_function(wrap_pyfunction!(tool, m)?)?;
+    m.add_function(wrap_pyfunction!(prompt, m)?)?;
+    m.add_function(wrap_pyfunction!(detect, m)?)?;
+    Ok(())
+}
