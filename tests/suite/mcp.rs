@@ -44,9 +44,12 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
 
         let call =
             |name: &'static str, a: Value| CallToolRequestParams::new(name).with_arguments(args(a));
+        // Every result, in the output schema's shape.
         let text = |r: &rmcp::model::CallToolResult| -> Value {
             let t = r.content[0].as_text().expect("text content").text.clone();
-            serde_json::from_str(&t).unwrap()
+            let v = serde_json::from_str(&t).unwrap();
+            super::support::assert_valid_result(&v);
+            v
         };
 
         // A stale patch: a tool error holding the JSON error; nothing written.

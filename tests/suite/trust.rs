@@ -634,6 +634,7 @@ fn a_held_lock_makes_a_bounded_wait_then_root_busy() {
     assert!(started.elapsed() >= Duration::from_millis(300));
     assert_eq!(out.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    super::support::assert_valid_result(&v);
     assert_eq!(v["error"]["code"], "root_busy", "{v}");
     assert_eq!(fs::read_to_string(tmp.path().join("a.txt")).unwrap(), TEXT);
     // Nor does a reader get in while a writer holds the root.
@@ -801,6 +802,7 @@ fn huge_numbers_in_headers_are_refused_not_a_crash() {
                 String::from_utf8_lossy(&out.stderr)
             );
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            super::support::assert_valid_result(&v);
             // udiff: a header number over 9 digits is a malformed header;
             // codex: `@@ :N` over 9 digits reads as a context line no file has.
             let want = if patch.starts_with("***") {
@@ -828,6 +830,7 @@ fn unnameable_paths_are_a_rejection_not_an_io_error() {
         let out = gp(&["apply", "--json", "--root"], tmp.path(), &[], &patch);
         assert_eq!(out.status.code(), Some(1), "{path:?}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        super::support::assert_valid_result(&v);
         assert_eq!(v["error"]["code"], "path_escape", "{path:?}");
         assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 0);
     }
