@@ -400,7 +400,7 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
     // An ap patch read from a file applies, by its spec, beside that file.
     let ap_dir = || {
         let is_ap = format
-            .or_else(|| formats::detect(&grammar_patch::unwrap::unwrap(text.clone()).text))
+            .or_else(|| formats::detect(grammar_patch::unwrap::unwrap(text.clone()).body()))
             == Some(Format::Ap);
         let file = input
             .patch

@@ -333,6 +333,27 @@ fn ap_applies_beside_the_patch_file_unless_root_is_given() {
     assert!(
         text.contains("return f\"Hello, {name}!\"") && text.contains("    print(farewell(name))\n")
     );
+    // The same patch as a model sends it, prose and a fence around it: it
+    // is still an ap patch, so it still applies beside its file.
+    std::fs::copy(
+        demo.join("tree/src/greet.py"),
+        copy.join("tree/src/greet.py"),
+    )
+    .unwrap();
+    let ap = std::fs::read_to_string(demo.join("feature.ap")).unwrap();
+    let fenced = copy.join("fenced.ap");
+    std::fs::write(&fenced, format!("Here is the patch:\n\n```\n{ap}```\n")).unwrap();
+    let out = gp(&["apply", "--json", fenced.to_str().unwrap()])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(json(&out)["files"][0]["path"], "tree/src/greet.py");
 }
 
 /// `grammar ap --id` specialises the export; `--tolerant` forgives what
