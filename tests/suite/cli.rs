@@ -318,17 +318,16 @@ fn ap_applies_beside_the_patch_file_unless_root_is_given() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(json(&out)["error"]["code"], "file_not_found");
     // Without --root: beside the patch file.
-    let out = gp(&["apply", "--json", patch])
-        .current_dir(tmp.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert_eq!(json(&out)["files"][0]["path"], "tree/src/greet.py");
+    let applies_beside = |patch: &str| {
+        let out = gp(&["apply", "--json", patch])
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert_eq!(json(&out)["files"][0]["path"], "tree/src/greet.py");
+    };
+    applies_beside(patch);
     let text = std::fs::read_to_string(copy.join("tree/src/greet.py")).unwrap();
     assert!(
         text.contains("return f\"Hello, {name}!\"") && text.contains("    print(farewell(name))\n")
@@ -343,17 +342,7 @@ fn ap_applies_beside_the_patch_file_unless_root_is_given() {
     let ap = std::fs::read_to_string(demo.join("feature.ap")).unwrap();
     let fenced = copy.join("fenced.ap");
     std::fs::write(&fenced, format!("Here is the patch:\n\n```\n{ap}```\n")).unwrap();
-    let out = gp(&["apply", "--json", fenced.to_str().unwrap()])
-        .current_dir(tmp.path())
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert_eq!(json(&out)["files"][0]["path"], "tree/src/greet.py");
+    applies_beside(fenced.to_str().unwrap());
 }
 
 /// `grammar ap --id` specialises the export; `--tolerant` forgives what
