@@ -239,33 +239,31 @@ fn pipeline(
     Ok(())
 }
 
-/// One call as a library caller makes it (the Python bindings): `patch`
-/// in `format` (a name, or `None` to detect it) against the tree under
-/// `root`, with the root's lock and recovery as the command line has them.
-/// Returns the JSON result (`schema/result.schema.json`), or, for a
-/// usage error (an unknown format, a root that cannot be opened), its
-/// message.
-pub fn run_at_root(
+/// Runs `patch` against the tree under `root` as every front end does:
+/// the root opened (locked, an interrupted apply recovered, with
+/// `recovered` warnings), synced with `fsync`, the pipeline run. Another
+/// apply holding the root past `wait` is a failed outcome (`root_busy`);
+/// a root that cannot be opened is the error.
+pub fn run_in_root(
     patch: String,
-    format: Option<&str>,
+    format: Option<Format>,
     mode: Mode,
-    root: Option<&Path>,
+    root: &Path,
     options: Options,
-) -> Result<serde_json::Value, String> {
-    let format = formats::format_arg(format.unwrap_or("auto"))?;
-    let Some(root) = root else {
-        return Ok(report::to_value(&run_with(
-            patch, format, mode, None, None, options,
-        )));
-    };
+    wait: std::time::Duration,
+    fsync: bool,
+) -> Result<Outcome, Diagnostic> {
     let write = mode == (Mode::Apply { dry_run: false });
-    let (mut tree, recovered) = match apply::open_root(root, write, apply::DEFAULT_WAIT) {
+    let (mut tree, recovered) = match apply::open_root(root, write, wait) {
         Ok(opened) => opened,
         Err(d) if d.code == Code::RootBusy => {
-            return Ok(report::to_value(&Outcome::failed(format, mode, d)))
+            let mut outcome = Outcome::failed(format, mode, d);
+            outcome.text = patch;
+            return Ok(outcome);
         }
-        Err(d) => return Err(d.message),
+        Err(d) => return Err(d),
     };
+    tree.set_sync(fsync);
     let canonical = tree.root().to_path_buf();
     let tree_ref: &mut dyn FileTree = &mut tree;
     let mut outcome = run_with(
@@ -277,5 +275,34 @@ pub fn run_at_root(
         options,
     );
     outcome.add_warnings(recovered);
+    Ok(outcome)
+}
+
+/// One call as a library caller makes it (the Python bindings): `patch`
+/// in `format` (a name, or `None` to detect it), against the tree under
+/// `root` if given. Returns the JSON result (`schema/result.schema.json`),
+/// or, for a usage error (an unknown format, a root that cannot be
+/// opened), its message.
+pub fn run_at_root(
+    patch: String,
+    format: Option<&str>,
+    mode: Mode,
+    root: Option<&Path>,
+    options: Options,
+) -> Result<serde_json::Value, String> {
+    let format = formats::format_arg(format.unwrap_or("auto"))?;
+    let outcome = match root {
+        Some(root) => run_in_root(
+            patch,
+            format,
+            mode,
+            root,
+            options,
+            apply::DEFAULT_WAIT,
+            false,
+        )
+        .map_err(|d| d.message)?,
+        None => run_with(patch, format, mode, None, None, options),
+    };
     Ok(report::to_value(&outcome))
 }

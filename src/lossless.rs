@@ -41,14 +41,6 @@ pub fn decode(bytes: Vec<u8>) -> String {
     }
 }
 
-/// Text standing for `bytes`, copied.
-pub fn decode_slice(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) if memchr::memchr(LEAD, bytes).is_none() => Cow::Borrowed(text),
-        _ => Cow::Owned(decode_slow(bytes)),
-    }
-}
-
 fn decode_slow(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() + bytes.len() / 8);
     for chunk in bytes.utf8_chunks() {
@@ -117,7 +109,6 @@ mod tests {
     fn round_trip(bytes: &[u8]) {
         let text = decode(bytes.to_vec());
         assert_eq!(encode(&text), bytes, "{bytes:?}");
-        assert_eq!(decode_slice(bytes), text);
     }
 
     #[test]
@@ -142,7 +133,6 @@ mod tests {
     fn text_without_escapes_is_not_copied() {
         let text = "caf\u{e9}\n";
         assert!(matches!(encode(text), Cow::Borrowed(_)));
-        assert!(matches!(decode_slice(text.as_bytes()), Cow::Borrowed(_)));
         assert!(!has_escapes(text));
         assert!(has_escapes(&decode(b"\xe9".to_vec())));
     }

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use grammar_patch::apply::open_root;
 use grammar_patch::error::Code;
 use grammar_patch::formats::{self, Format};
 use grammar_patch::{diagnostics, report, Mode, Outcome};
@@ -422,38 +421,19 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
     if input.diff && root.is_none() {
         return usage_error("--diff shows changes to a tree: give --root".into());
     }
-    let write = mode == (Mode::Apply { dry_run: false });
-    let opened = match root.as_deref() {
-        Some(r) => open_root(r, write, wait).map(|(tree, warnings)| (Some(tree), warnings)),
-        None => Ok((None, vec![])),
+    let options = grammar_patch::Options {
+        tolerant: input.tolerant,
+        diff: input.diff,
     };
-    let (mut tree, recovered) = match opened {
-        Ok(opened) => opened,
-        Err(d) if d.code == Code::RootBusy => {
-            let mut outcome = Outcome::failed(format, mode, d);
-            outcome.text = text;
-            print_outcome(&outcome, &name, input.json, false);
-            return outcome.exit_code();
+    let outcome = match root.as_deref() {
+        Some(root) => {
+            match grammar_patch::run_in_root(text, format, mode, root, options, wait, input.fsync) {
+                Ok(outcome) => outcome,
+                Err(d) => return failed_command(Code::IoError, d.message, json, dry_run),
+            }
         }
-        Err(d) => return failed_command(Code::IoError, d.message, json, dry_run),
+        None => grammar_patch::run_with(text, format, mode, None, None, options),
     };
-    if let Some(tree) = tree.as_mut() {
-        tree.set_sync(input.fsync);
-    }
-    let canonical = tree.as_ref().map(|t| t.root().to_path_buf());
-    let mut outcome = grammar_patch::run_with(
-        text,
-        format,
-        mode,
-        tree.as_mut()
-            .map(|t| t as &mut dyn grammar_patch::apply::FileTree),
-        canonical.as_deref(),
-        grammar_patch::Options {
-            tolerant: input.tolerant,
-            diff: input.diff,
-        },
-    );
-    outcome.add_warnings(recovered);
     print_outcome(&outcome, &name, input.json, input.diff);
     outcome.exit_code()
 }

@@ -135,21 +135,24 @@ pub fn to_value(outcome: &Outcome) -> serde_json::Value {
 /// The result of a command that failed before any patch was read or
 /// applied (`usage_error`, `io_error`), in the same shape as every other.
 pub fn failure(code: Code, message: &str, hint: Option<&str>, dry_run: bool) -> serde_json::Value {
-    serde_json::json!({
-        "ok": false,
-        "format": null,
-        "error": {
-            "code": code.as_str(),
-            "message": message,
-            "path": null,
-            "patch_line": null,
-            "hint": hint,
-        },
-        "dry_run": dry_run,
-        "files": [],
-        "diagnostics": [],
-        "ignored_metadata": [],
-    })
+    let result = Result {
+        ok: false,
+        format: None,
+        error: Some(JsonError {
+            code: code.as_str(),
+            message,
+            path: None,
+            patch_line: None,
+            hint,
+            notes: &[],
+        }),
+        dry_run,
+        files: vec![],
+        diagnostics: vec![],
+        ignored_metadata: &[],
+    };
+    // Strings, numbers and booleans only: serialising cannot fail.
+    serde_json::to_value(result).unwrap_or_default()
 }
 
 /// Bytes that are not UTF-8, in any string, shown as `\xHH` (see `lossless`).

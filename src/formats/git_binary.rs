@@ -52,6 +52,18 @@ pub fn decode(lines: &[&str]) -> Result<(Hunk, Option<Hunk>), String> {
 const ALPHABET: &[u8; 85] =
     b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 
+/// Each byte's base85 digit, or 0xFF for a byte that is not one: a lookup
+/// per character instead of a search of the alphabet.
+const DIGITS: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < ALPHABET.len() {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+};
+
 /// One data line: a length letter (`A`-`Z` 1-26, `a`-`z` 27-52 bytes),
 /// then five base85 characters for every four bytes.
 fn base85_line(line: &str, out: &mut Vec<u8>) -> Result<(), String> {
@@ -76,10 +88,10 @@ fn base85_line(line: &str, out: &mut Vec<u8>) -> Result<(), String> {
     for group in data.chunks(5) {
         let mut value: u64 = 0;
         for &c in group {
-            let digit = ALPHABET
-                .iter()
-                .position(|&a| a == c)
-                .ok_or_else(|| format!("`{line}`: `{}` is not a base85 digit", c as char))?;
+            let digit = match DIGITS[c as usize] {
+                0xFF => return Err(format!("`{line}`: `{}` is not a base85 digit", c as char)),
+                d => d,
+            };
             value = value * 85 + digit as u64;
         }
         let word = u32::try_from(value).map_err(|_| format!("`{line}`: a group overflows"))?;

@@ -152,7 +152,6 @@ struct Header {
     rename_to: Option<PathRef>,
     new_file: bool,
     deleted_file: bool,
-    mode_lines: Vec<Span>,
     /// `new file mode` or `new mode`.
     mode: Option<GitMode>,
     /// `old mode`, `deleted file mode`, or the mode of the `index` line.
@@ -198,11 +197,9 @@ impl<'a> Lower<'a> {
                 }
                 Rule::similarity_line => self.metadata(&p),
                 Rule::old_mode => {
-                    h.mode_lines.push(self.line_span(&p));
                     h.old_mode = self.mode(&p).map(|m| (m, self.line_span(&p)));
                 }
                 Rule::new_mode => {
-                    h.mode_lines.push(self.line_span(&p));
                     h.mode = self.mode(&p);
                 }
                 Rule::new_file_mode => {
