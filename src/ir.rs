@@ -49,18 +49,64 @@ pub struct Patch<'a> {
     pub files: Vec<FileOp<'a>>,
     /// Metadata lines accepted and ignored (udiff `index`, modes), verbatim.
     pub ignored_metadata: Vec<String>,
-    /// Whether a lone `\r` ends a line in the target files, as Codex reads
-    /// them; udiff follows git, where only `\n` does.
-    pub lone_cr_breaks: bool,
+    /// How the format's edits are placed and its files written.
+    pub policy: Policy,
+}
+
+/// Everything that differs between formats once they are lowered: data the
+/// one applier reads, never a second engine. Every field is read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Policy {
     /// How this format phrases the fixes the applier suggests.
     pub advice: Advice,
+    /// Whether a lone `\r` ends a line in the target files, as Codex and ap
+    /// read them; udiff and RepoPatch follow git, where only `\n` does.
+    pub lone_cr_breaks: bool,
     /// Whether a file's edits apply one after the other, each located in
-    /// the file as the previous ones left it (RepoPatch, ap), rather than
-    /// all located in the original file (udiff, codex).
+    /// the file as the previous ones left it (RepoPatch), rather than all
+    /// located in the original file, in order from a cursor or anywhere
+    /// (udiff, codex, ap).
     pub sequential: bool,
     /// ap tolerant mode: a path whose first component is not in the root,
     /// while the rest is, is read without that component (3.2).
     pub strip_project_prefix: bool,
+    /// ap §3.1 idempotency: an edit whose result is already in place (or
+    /// a deletion whose lines are gone) is skipped with `already_applied`,
+    /// and so is a file creation that finds the same lines.
+    pub skip_applied: bool,
+    /// ap 3.2 §3.6: an insertion of a top-level declaration after a line
+    /// that opens a block is refused, or with `Move`, moved past the block.
+    pub nesting_guard: Option<NestingGuard>,
+    /// ap §3.6: among several matches of an anchor, the one whose stretch
+    /// (up to the next match) holds the block is taken, with a warning.
+    pub anchor_by_block: bool,
+    /// ap §3.6: a range end that is the block's own end, or the new
+    /// content, is corrected to the block alone, with a warning.
+    pub correct_ranges: bool,
+    /// One edit that cannot be placed ends its file's locating: the later
+    /// edits' places depend on where it would have left the cursor (ap).
+    pub stop_at_miss: bool,
+    /// What happens to every line of a file an edit changed.
+    pub finish: Finish,
+}
+
+/// What the written text of an edited file gets as a whole (ap).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Finish {
+    /// Trailing spaces and tabs removed from every line (ap 3.1 §3.5).
+    pub strip_trailing_whitespace: bool,
+    /// The file always ends with a line end.
+    pub final_newline: bool,
+    /// A file whose brackets balanced before and not after gets a warning.
+    pub bracket_check: bool,
+}
+
+/// What the nesting guard does to an insertion it catches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NestingGuard {
+    Refuse,
+    /// Tolerant mode: the insertion moves past the block, with a warning.
+    Move,
 }
 
 /// The fixes the applier suggests, in a format's own words.
@@ -74,6 +120,24 @@ pub struct Advice {
     pub create: &'static str,
     /// How to edit a file instead of creating it.
     pub update: &'static str,
+    /// What the format calls the end of a range.
+    pub range_end: &'static str,
+    /// What the format calls an edit that replaces, deletes, inserts
+    /// before and inserts after.
+    pub ops: [&'static str; 4],
+}
+
+impl Advice {
+    /// The name of an edit that goes at `place` (and deletes, when a
+    /// replacement adds nothing).
+    pub fn op_name(&self, place: Place, deletes: bool) -> &'static str {
+        match (place, deletes) {
+            (Place::Replace, false) => self.ops[0],
+            (Place::Replace, true) => self.ops[1],
+            (Place::Before, _) => self.ops[2],
+            (Place::After, _) => self.ops[3],
+        }
+    }
 }
 
 impl Default for Advice {
@@ -83,6 +147,8 @@ impl Default for Advice {
             disambiguate: "add context lines that occur only near the intended place",
             create: "create it as a new file instead",
             update: "edit the existing file instead of creating it",
+            range_end: "range end",
+            ops: ["hunk"; 4],
         }
     }
 }
@@ -109,6 +175,10 @@ pub struct FileOp<'a> {
     /// mode at the end of an `index` line), and that line: checked, and a
     /// warning where the file differs (as `git apply` does).
     pub old_mode: Option<(GitMode, Span)>,
+    /// The line end every line of the written file gets (ap's `FILE`
+    /// option); `None`: each line keeps its own, added lines take the
+    /// file's.
+    pub eol: Option<Eol>,
 }
 
 /// A file's kind and executable bit, as git's modes (`100644`, `100755`,
@@ -122,9 +192,16 @@ pub enum GitMode {
 
 #[derive(Debug, Clone)]
 pub enum Action<'a> {
-    /// Create a file with this content. Creating a file that exists with the
-    /// same content is a no-op; with other content it is `file_exists`.
-    Add { content: NewText<'a> },
+    /// Create a file with this content, then apply `edits` to it. An
+    /// existing file with the same content is `unchanged` (the policy's
+    /// `skip_applied`: the same lines; then `edits` apply to the file);
+    /// with other content it is `file_exists`, unless `overwrite` (ap
+    /// `RECREATE`), which writes the content whatever the file held.
+    Add {
+        content: NewText<'a>,
+        edits: Vec<Edit<'a>>,
+        overwrite: bool,
+    },
     /// Delete a file. With `expect`, the edits state what is deleted:
     /// applied to the file they must leave it empty (udiff). Without, the
     /// file goes whatever it holds (codex `*** Delete File:`).
@@ -136,9 +213,6 @@ pub enum Action<'a> {
     },
     /// Create a directory (and its parents).
     CreateDir,
-    /// ap: rewrite a file by modifications found with ap's normalised
-    /// search, one after the other (see `apply/locate.rs`).
-    Rewrite(Box<Rewrite<'a>>),
     /// ap `RENAME`: move a file or a directory. Done already (the source
     /// is gone and the destination exists) is `unchanged`.
     Rename { to: PathRef },
@@ -147,34 +221,15 @@ pub enum Action<'a> {
     Remove,
 }
 
-/// An ap file block: where its text starts, and the modifications.
-#[derive(Debug, Clone)]
-pub struct Rewrite<'a> {
-    pub base: Base<'a>,
-    pub mods: Vec<Modification<'a>>,
-    /// The `FILE` newline option: every line of the written file gets it.
-    pub eol: Option<Eol>,
-    /// 3.1 §3.5 strips trailing whitespace from every line of a written
-    /// file; 3.2 only from the inserted content (which lowering strips).
-    pub strip_whole_file: bool,
-    /// 3.2 §3.6: a top-level declaration inserted after a line that opens
-    /// a block is refused (or, tolerant, moved past the block). 3.1 has no
-    /// such rule and inserts where the snippet is.
-    pub nesting_guard: bool,
-    /// Tolerant mode (`--tolerant`): the nesting guard moves an insertion
-    /// instead of refusing it.
-    pub tolerant: bool,
-}
-
-/// The text an ap file block's modifications start from.
-#[derive(Debug, Clone)]
-pub enum Base<'a> {
-    /// The file as it is on disk.
-    Existing,
-    /// `CREATE` with `content`: a new file (or an identical existing one).
-    Create(Vec<Line<'a>>),
-    /// `RECREATE`: this text, whatever the file held (created if missing).
-    Recreate(Vec<Line<'a>>),
+impl<'a> Action<'a> {
+    /// A new file with this content, and nothing more.
+    pub fn add(content: NewText<'a>) -> Self {
+        Action::Add {
+            content,
+            edits: vec![],
+            overwrite: false,
+        }
+    }
 }
 
 /// A line ending the patch asks for.
@@ -193,51 +248,6 @@ impl Eol {
             Eol::Cr => "\r",
         }
     }
-}
-
-/// What an ap modification does at the place it finds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModKind {
-    Replace,
-    InsertBefore,
-    InsertAfter,
-    Delete,
-}
-
-impl ModKind {
-    pub fn keyword(self) -> &'static str {
-        match self {
-            ModKind::Replace => "REPLACE",
-            ModKind::InsertBefore => "INSERT_BEFORE",
-            ModKind::InsertAfter => "INSERT_AFTER",
-            ModKind::Delete => "DELETE",
-        }
-    }
-}
-
-/// An ap locator value: lines to find, or a file boundary (3.2 `^`, `$`).
-#[derive(Debug, Clone)]
-pub enum Target<'a> {
-    Lines(Vec<Line<'a>>),
-    Start,
-    End,
-}
-
-/// One ap modification, as the patch states it.
-#[derive(Debug, Clone)]
-pub struct Modification<'a> {
-    pub kind: ModKind,
-    pub anchor: Option<Vec<Line<'a>>>,
-    pub snippet: Target<'a>,
-    /// `snippet_tail`: the region runs to the end of its first match after the snippet.
-    pub tail: Option<Target<'a>>,
-    /// Trailing whitespace already stripped.
-    pub content: Vec<Line<'a>>,
-    pub leading_blank: usize,
-    pub trailing_blank: usize,
-    pub scope_end: bool,
-    /// The action directive, for diagnostics.
-    pub span: Span,
 }
 
 /// The text of a new file.
@@ -295,36 +305,72 @@ pub struct Edit<'a> {
     /// this, added lines get the file's dominant line end (a model writes
     /// LF lines into a CRLF file).
     pub own_eol: bool,
+    /// What the new block does to the region the locator finds.
+    pub place: Place,
     pub locator: Locator<'a>,
     pub span: Span,
+}
+
+/// Where an edit's new block goes relative to the region its old block
+/// (widened by the locator) found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// The new block replaces the region (every format's hunks; ap
+    /// `REPLACE`, `DELETE`).
+    Replace,
+    /// The new block goes before the region, which stays (ap `INSERT_BEFORE`).
+    Before,
+    /// The new block goes after the region, which stays (ap `INSERT_AFTER`).
+    After,
 }
 
 /// Where an edit's old block may match, and how strictly.
 #[derive(Debug, Clone)]
 pub struct Locator<'a> {
     pub hint: Option<Hint>,
-    /// Lines that must be found first; the old block is sought after them.
+    /// Lines that must be found first; the old block is sought after them
+    /// (from their start, when the two share lines).
     pub anchor: Option<Vec<Line<'a>>>,
     /// The end of a range (ap `snippet_tail`): the edit covers everything
     /// from the old block's start to the end of the first match of these
-    /// lines after it.
-    pub range_end: Option<Vec<Line<'a>>>,
+    /// lines after it, or to the end of the file.
+    pub range_end: Option<RangeEnd<'a>>,
+    /// An empty old block goes at the start of the file (ap `^`), which
+    /// must lie after the cursor.
+    pub at_start: bool,
     /// The old block must end at the end of the file.
     pub at_eof: bool,
-    /// The relaxations tried, in order, after an exact match failed.
-    pub relax: &'static [Relax],
+    /// The region runs on to the end of the block its last line opens (ap
+    /// `scope_end`), by brackets or else indentation.
+    pub scope_end: bool,
+    /// Blank lines just before and just after the region that it takes in
+    /// (ap `include_leading_blank_lines`, `include_trailing_blank_lines`).
+    pub widen: (usize, usize),
+    /// The match levels tried, in order; each only when the ones before it
+    /// found nothing.
+    pub levels: &'static [Level],
     pub uniqueness: Uniqueness,
+}
+
+/// The end of a range.
+#[derive(Debug, Clone)]
+pub enum RangeEnd<'a> {
+    Lines(Vec<Line<'a>>),
+    Eof,
 }
 
 impl Locator<'_> {
     /// A block alone: no hint, anchor, range end or end-of-file rule.
-    pub fn plain(uniqueness: Uniqueness, relax: &'static [Relax]) -> Self {
+    pub fn plain(uniqueness: Uniqueness, levels: &'static [Level]) -> Self {
         Locator {
             hint: None,
             anchor: None,
             range_end: None,
+            at_start: false,
             at_eof: false,
-            relax,
+            scope_end: false,
+            widen: (0, 0),
+            levels,
             uniqueness,
         }
     }
@@ -343,9 +389,12 @@ pub enum Hint {
     Whole,
 }
 
-/// Matching passes beyond the exact one, each reported as a warning.
+/// How lines are compared, from strict to loose. A format lists the levels
+/// it allows; a relaxed level that matched is reported as a warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Relax {
+pub enum Level {
+    /// Line for line, byte for byte.
+    Exact,
     /// Lines equal once trailing whitespace is removed.
     TrailingWhitespace,
     /// Lines equal once surrounding whitespace is removed.
@@ -353,15 +402,36 @@ pub enum Relax {
     /// Lines equal once trimmed and with typographic dashes, quotes and
     /// spaces folded to ASCII.
     Normalized,
+    /// ap's search (§3.2): lines trimmed, and blank lines in the block and
+    /// in the file skipped. It is ap's definition of a match, not a slip,
+    /// so it is not reported.
+    BlankLinesIgnored,
+    /// As `BlankLinesIgnored`, with the first line allowed to follow a
+    /// prefix in the file: numbering, a bullet, a comment marker (ap §3.6
+    /// soft start).
+    SoftStart,
 }
 
-impl Relax {
+impl Level {
     pub fn describe(self) -> &'static str {
         match self {
-            Relax::TrailingWhitespace => "ignoring trailing whitespace",
-            Relax::Trimmed => "ignoring leading and trailing whitespace",
-            Relax::Normalized => "ignoring whitespace and typographic punctuation",
+            Level::Exact => "exactly",
+            Level::TrailingWhitespace => "ignoring trailing whitespace",
+            Level::Trimmed => "ignoring leading and trailing whitespace",
+            Level::Normalized => "ignoring whitespace and typographic punctuation",
+            Level::BlankLinesIgnored => "ignoring surrounding whitespace and blank lines",
+            Level::SoftStart => "after a prefix on its first line",
         }
+    }
+
+    /// Whether a match at this level is a slip the patch should be told about.
+    pub fn is_slip(self) -> bool {
+        !matches!(self, Level::Exact | Level::BlankLinesIgnored)
+    }
+
+    /// Whether blank lines are skipped, so a match may span more lines.
+    pub fn skips_blank_lines(self) -> bool {
+        matches!(self, Level::BlankLinesIgnored | Level::SoftStart)
     }
 }
 
@@ -373,7 +443,7 @@ pub enum Uniqueness {
     /// The first match after the previous edit (or the anchor).
     FirstAfterCursor,
     /// Exactly one match between the end of the previous edit and the end
-    /// of the file (codex hunks without `@@ context` or `@@ :N`).
+    /// of the file (codex hunks without `@@ context` or `@@ :N`; ap).
     UniqueAfterCursor,
 }
 

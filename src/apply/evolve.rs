@@ -17,8 +17,8 @@
 use std::collections::HashMap;
 
 use super::output::{Builder, Pieces};
-use super::seek::{hash_key, key, FileText};
-use crate::ir::{Edit, Line, NewLine, Relax};
+use super::text::{hash_key, FileText, Key};
+use crate::ir::{Edit, Level, Line, NewLine};
 
 /// No node: the end of the list.
 pub const NIL: u32 = u32::MAX;
@@ -57,7 +57,7 @@ pub struct Evolving<'f, 'p> {
     head: u32,
     tail: u32,
     /// Lines added so far, by the hash of their key, for each pass in use.
-    added: Vec<(Option<Relax>, AddedIndex)>,
+    added: Vec<(Level, AddedIndex)>,
     /// Whether the text ends with a line end. While it does not, the last
     /// line is never empty: `x` and an empty line without an ending is the
     /// text `x\n`, one line, and the list must read like the text.
@@ -66,7 +66,7 @@ pub struct Evolving<'f, 'p> {
 
 impl<'f, 'p> Evolving<'f, 'p> {
     /// The original file, ready for edits that may match with any of `passes`.
-    pub fn new(file: &'f FileText<'f>, passes: &[Option<Relax>]) -> Self {
+    pub fn new(file: &'f FileText<'f>, passes: &[Level]) -> Self {
         let n = file.len() as u32;
         let nodes = (0..n)
             .map(|i| Node {
@@ -141,33 +141,31 @@ impl<'f, 'p> Evolving<'f, 'p> {
         self.removed.get(&(i as u32)).map(|&by| by as usize)
     }
 
-    fn added_index(&self, relax: Option<Relax>) -> &AddedIndex {
+    fn added_index(&self, level: Level) -> &AddedIndex {
         &self
             .added
             .iter()
-            .find(|(p, _)| *p == relax)
+            .find(|(p, _)| *p == level)
             .expect("Evolving::new was given every pass in use")
             .1
     }
 
-    /// The first node of every place `block` (non-empty) matches under
-    /// `relax`, in no particular order.
-    pub fn find_all(&self, block: &[Line], relax: Option<Relax>) -> Vec<u32> {
-        let added = self.added_index(relax);
-        let keys: Vec<_> = block.iter().map(|l| key(&l.text, relax)).collect();
-        let Some((pivot, (orig, new))) = keys
+    /// The first node of every place `block` (non-empty) matches at
+    /// `level` (a consecutive one), in no particular order.
+    pub fn find_all(&self, block: &[Line], level: Level) -> Vec<u32> {
+        let added = self.added_index(level);
+        let kind = Key::at(level);
+        let keys: Vec<_> = block.iter().map(|l| kind.of(&l.text)).collect();
+        let Some((pivot, h)) = keys
             .iter()
-            .map(|k| {
-                let h = hash_key(k);
-                let orig = self.file.positions_of_hash(h, relax);
-                (orig, added.get(&h).map_or(&[][..], Vec::as_slice))
-            })
+            .map(|k| hash_key(k))
             .enumerate()
-            .min_by_key(|(_, (o, a))| o.len() + a.len())
+            .min_by_key(|&(_, h)| self.file.count(h, kind) + added.get(&h).map_or(0, Vec::len))
         else {
             return vec![];
         };
-        let ids = orig.iter().map(|&(_, i)| i).chain(new.iter().copied());
+        let orig = self.file.positions(h, kind).map(|i| i as u32);
+        let ids = orig.chain(added.get(&h).into_iter().flatten().copied());
         ids.filter(|&c| self.alive(c))
             .filter_map(|c| {
                 let mut start = c;
@@ -179,7 +177,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
                 }
                 let mut at = start;
                 for k in &keys {
-                    if at == NIL || key(self.text(at), relax) != *k {
+                    if at == NIL || kind.of(self.text(at)) != *k {
                         return None;
                     }
                     at = self.nodes[at as usize].next;
@@ -209,7 +207,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         });
         self.srcs.push(src);
         for k in 0..self.added.len() {
-            let h = hash_key(&key(self.src_text(src), self.added[k].0));
+            let h = hash_key(&Key::at(self.added[k].0).of(self.src_text(src)));
             self.added[k].1.entry(h).or_default().push(id);
         }
         id
@@ -291,6 +289,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
     }
 
     /// The last node, `NIL` for an empty file.
+    #[cfg(test)]
     pub fn tail(&self) -> u32 {
         self.tail
     }
@@ -361,7 +360,7 @@ mod tests {
     //! The linked list against the obvious oracle: the text written out
     //! after every edit, searched line by line.
     use super::*;
-    use crate::ir::{Locator, Span, Uniqueness};
+    use crate::ir::{Locator, Place, Span, Uniqueness};
     use proptest::prelude::*;
 
     fn edit(old: &[&'static str], new: Vec<NewLine<'static>>) -> Edit<'static> {
@@ -371,7 +370,8 @@ mod tests {
             old_no_eol: false,
             new_no_eol: false,
             own_eol: false,
-            locator: Locator::plain(Uniqueness::UniqueInFile, &[]),
+            place: Place::Replace,
+            locator: Locator::plain(Uniqueness::UniqueInFile, &[Level::Exact]),
             span: Span::default(),
         }
     }
@@ -400,24 +400,26 @@ mod tests {
                 vec![NewLine::Keep(0), add("y"), NewLine::Keep(1)],
             ),
         ];
-        let mut ev = Evolving::new(&file, &[None]);
+        let mut ev = Evolving::new(&file, &[Level::Exact]);
         for (i, e) in edits.iter().enumerate() {
-            let found = ev.find_all(&e.old, None);
+            let found = ev.find_all(&e.old, Level::Exact);
             assert_eq!(found.len(), 1, "edit {i}");
             let run = ev.run(found[0], e.old.len());
             ev.splice(NIL, &run, e, i);
         }
         assert_eq!(ev.current().0, "a\ny\nb\nc\n");
         // `x` was added by edit 0 and removed by edit 1.
-        assert!(ev.find_all(&Line::unplaced(&["x"]), None).is_empty());
+        assert!(ev
+            .find_all(&Line::unplaced(&["x"]), Level::Exact)
+            .is_empty());
     }
 
     #[test]
     fn endings_and_the_final_newline_are_kept() {
         let file = FileText::new("\u{feff}a\r\nb");
-        let mut ev = Evolving::new(&file, &[None]);
+        let mut ev = Evolving::new(&file, &[Level::Exact]);
         let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
-        let run = ev.run(ev.find_all(&e.old, None)[0], 1);
+        let run = ev.run(ev.find_all(&e.old, Level::Exact)[0], 1);
         ev.splice(NIL, &run, &e, 0);
         assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc");
         let e2 = edit(&[], vec![add("z")]);
@@ -448,13 +450,13 @@ mod tests {
                     edit(&old, new)
                 })
                 .collect();
-            let mut ev = Evolving::new(&file, &[None]);
+            let mut ev = Evolving::new(&file, &[Level::Exact]);
             for (i, (e, (_, _, pick))) in edits.iter().zip(&steps).enumerate() {
                 let (now, order) = ev.current();
                 let old: Vec<&str> = e.old.iter().map(|l| l.text.as_ref()).collect();
                 let expected = brute(&now, &old);
                 let mut found: Vec<usize> = ev
-                    .find_all(&e.old, None)
+                    .find_all(&e.old, Level::Exact)
                     .into_iter()
                     .map(|id| order.iter().position(|&o| o == id).unwrap())
                     .collect();

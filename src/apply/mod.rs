@@ -1,10 +1,21 @@
 //! The shared applier: one place for matching, safety and writing, used by
 //! every format.
 //!
-//! - `seek.rs`: pure line search (exact, then the locator's relaxations).
-//! - `evolve.rs`: a file as earlier edits left it, for sequential formats.
-//! - `plan.rs`: pure planning: read, locate, describe the new text, collect errors.
+//! Planning (pure; nothing is written):
+//! - `plan.rs`: the plan's types, the loop over file ops, what every op needs.
+//! - `op.rs`: one function per file operation (create, delete, modify, links, modes).
+//! - `dirs.rs`: ap's whole-path operations (rename, delete, create a directory).
+//! - `edit.rs`: a file's edits to its new text: in the original, or in order.
+//! - `text.rs`: the one line splitter, the keys lines compare by, the line index.
+//! - `find.rs`: the match levels: where a block occurs, and the nearest text.
+//! - `locate.rs`: the one engine: anchor, block, range, scope, place, done already.
+//! - `explain.rs`: why an edit has no place, for the model.
+//! - `sequential.rs`: edits located in the file as the earlier ones left it.
+//! - `evolve.rs`: that file, as a linked list of lines.
+//! - `assemble.rs`: the new text from the placed edits.
 //! - `output.rs`: new file contents as pieces of the original and of the patch.
+//!
+//! Writing:
 //! - `commit.rs`: carries out a plan, all or nothing, each step logged first.
 //! - `journal.rs`: the rollback journal: undo records, the log on disk, recovery.
 //! - `root.rs`: opening a root for a run: its lock, then recovery.
@@ -12,16 +23,23 @@
 //! - `fs.rs`: the disk, and the only code here that touches it.
 //! - `beneath.rs`: opening a path beneath the root's handle, at every component.
 
+mod assemble;
 pub mod beneath;
 pub mod commit;
-pub mod evolve;
+mod dirs;
+mod edit;
+mod evolve;
+mod explain;
+mod find;
 pub mod fs;
 pub mod journal;
-pub mod locate;
+mod locate;
+mod op;
 pub mod output;
 pub mod plan;
 pub mod root;
-pub mod seek;
+mod sequential;
+mod text;
 pub mod tree;
 
 pub use commit::commit;

@@ -17,8 +17,10 @@ pub struct Output<'p> {
     /// [`Piece::Original`], and what the rollback restores.
     pub original: String,
     pieces: Vec<Piece<'p>>,
-    /// Text computed in full (ap's rewrites), in place of the pieces.
-    computed: Option<String>,
+    /// The text [`Piece::Original`] ranges index into when it is not the
+    /// file's: a new file's content that edits then applied to (ap
+    /// `CREATE` or `RECREATE` followed by modifications).
+    base: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,10 +78,13 @@ impl<'p, 'o> Builder<'p, 'o> {
         self.pieces.is_empty()
     }
 
-    pub fn ends_with_newline(&self) -> bool {
-        self.pieces
-            .last()
-            .is_some_and(|&p| self.text(p).ends_with('\n'))
+    /// Whether the text so far ends with a line end: `\n`, or `eol` (a
+    /// lone `\r` where the file's lines end so).
+    pub fn ends_with_newline(&self, eol: &str) -> bool {
+        self.pieces.last().is_some_and(|&p| {
+            let t = self.text(p);
+            t.ends_with('\n') || t.ends_with(eol)
+        })
     }
 
     /// Removes the final line end (`\n` or `\r\n`), if there is one.
@@ -112,32 +117,35 @@ impl<'p> Output<'p> {
         Output {
             original,
             pieces: pieces.0,
-            computed: None,
+            base: None,
         }
     }
 
-    /// An output computed in full rather than described by pieces.
-    pub fn computed(original: String, text: String) -> Self {
+    /// `pieces` built over `base`, which replaces `original` (kept for
+    /// the rollback and to tell whether anything changed).
+    pub fn over(original: String, base: String, pieces: Pieces<'p>) -> Self {
         Output {
             original,
-            pieces: vec![],
-            computed: Some(text),
+            pieces: pieces.0,
+            base: Some(base),
         }
     }
 
     fn text(&self, piece: &Piece<'p>) -> &str {
         match *piece {
-            Piece::Original(s, e) => &self.original[s..e],
+            Piece::Original(s, e) => &self.base.as_deref().unwrap_or(&self.original)[s..e],
             Piece::Text(t) => t,
         }
     }
 
+    /// Whether the pieces index into the file's own text.
+    pub fn base_is_original(&self) -> bool {
+        self.base.is_none()
+    }
+
     /// The content, in order, as text slices.
-    fn texts(&self) -> Vec<&str> {
-        match &self.computed {
-            Some(text) => vec![text],
-            None => self.pieces.iter().map(|p| self.text(p)).collect(),
-        }
+    pub fn texts(&self) -> Vec<&str> {
+        self.pieces.iter().map(|p| self.text(p)).collect()
     }
 
     /// The content, in order, as the bytes to write: the text's own bytes
@@ -205,7 +213,7 @@ mod tests {
         assert_eq!(b.pieces.len(), 1);
         b.push_text("c");
         b.push_text("\r\n");
-        assert!(b.ends_with_newline());
+        assert!(b.ends_with_newline("\n"));
         b.trim_final_eol();
         let pieces = b.finish();
         let out = Output::new(original.clone(), pieces);

@@ -27,8 +27,8 @@ use pest_derive::Parser;
 use super::{finish, line_span_of, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Advice, Base, Eol, FileOp, Line, ModKind, Modification, Patch, PathRef, Rewrite, Span,
-    Target,
+    Action, Advice, Edit, Eol, FileOp, Finish, Level, Line, Locator, NestingGuard, NewLine,
+    NewText, Patch, PathRef, Place, Policy, RangeEnd, Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -183,18 +183,7 @@ pub fn parse(
         tolerant,
         ended: false,
         last_value: None,
-        patch: Patch {
-            sequential: true,
-            lone_cr_breaks: true,
-            strip_project_prefix: tolerant,
-            advice: Advice {
-                block: "snippet",
-                disambiguate: "add an `anchor`: a line above the target that occurs only once in the file",
-                create: "create it with `<ID> CREATE` and `<ID> content`",
-                update: "the file exists: edit it with REPLACE/INSERT_AFTER/INSERT_BEFORE/DELETE, or use RECREATE",
-            },
-            ..Patch::default()
-        },
+        patch: Patch::default(),
         diags: vec![],
     };
     lower.patch(
@@ -203,7 +192,160 @@ pub fn parse(
             .next()
             .expect("pest returns the start rule"),
     );
+    lower.patch.policy = policy(lower.v31, tolerant);
     finish(lower.patch, lower.diags)
+}
+
+/// How ap's modifications are placed and its files written (§3).
+fn policy(v31: bool, tolerant: bool) -> Policy {
+    Policy {
+        advice: Advice {
+            block: "snippet",
+            disambiguate: "add an `anchor`: a line above the target that occurs only once in the file",
+            create: "create it with `<ID> CREATE` and `<ID> content`",
+            update: "the file exists: edit it with REPLACE/INSERT_AFTER/INSERT_BEFORE/DELETE, or use RECREATE",
+            range_end: "snippet_tail",
+            ops: ["REPLACE", "DELETE", "INSERT_BEFORE", "INSERT_AFTER"],
+        },
+        // §3.2: the file is read as lines however they end.
+        lone_cr_breaks: true,
+        // Modifications are found in the original from a cursor (§3.3).
+        sequential: false,
+        strip_project_prefix: tolerant,
+        skip_applied: true,
+        nesting_guard: match (v31, tolerant) {
+            (true, _) => None,
+            (false, false) => Some(NestingGuard::Refuse),
+            (false, true) => Some(NestingGuard::Move),
+        },
+        anchor_by_block: true,
+        correct_ranges: true,
+        stop_at_miss: true,
+        finish: Finish {
+            // 3.1 §3.5 strips every line of a written file; 3.2 only the
+            // inserted content, which lowering strips.
+            strip_trailing_whitespace: v31,
+            final_newline: true,
+            bracket_check: true,
+        },
+    }
+}
+
+/// What an ap modification does at the place it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ModKind {
+    Replace,
+    InsertBefore,
+    InsertAfter,
+    Delete,
+}
+
+/// An ap locator value: lines to find, or a file boundary (3.2 `^`, `$`).
+#[derive(Debug, Clone)]
+enum Target<'a> {
+    Lines(Vec<Line<'a>>),
+    Start,
+    End,
+}
+
+/// One ap modification, as the patch states it.
+struct Modification<'a> {
+    kind: ModKind,
+    anchor: Option<Vec<Line<'a>>>,
+    snippet: Target<'a>,
+    /// `snippet_tail`: the region runs to the end of its first match after the snippet.
+    tail: Option<Target<'a>>,
+    /// Trailing whitespace already stripped.
+    content: Vec<Line<'a>>,
+    leading_blank: usize,
+    trailing_blank: usize,
+    scope_end: bool,
+    /// The action directive, for diagnostics.
+    span: Span,
+}
+
+/// A locator's normalised lines: blank ones dropped, the rest trimmed.
+fn normalise<'a>(lines: &'a [Line]) -> Vec<&'a str> {
+    lines
+        .iter()
+        .map(|l| l.text.trim())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// What a modification's locator says, normalised: two modifications with
+/// the same key name the same place, the documented way to address N
+/// identical blocks in order (each takes the next one).
+fn locator_key(m: &Modification) -> Option<String> {
+    let Target::Lines(lines) = &m.snippet else {
+        return None;
+    };
+    let anchor = m.anchor.as_deref().map(normalise).unwrap_or_default();
+    Some(format!(
+        "{}\0{}",
+        anchor.join("\n"),
+        normalise(lines).join("\n")
+    ))
+}
+
+/// The modifications of one file block as edits of the shared model. A
+/// locator repeated within the block takes the first match after the
+/// previous modification instead of a unique one.
+fn edits(mods: Vec<Modification>) -> Vec<Edit> {
+    let keys: Vec<Option<String>> = mods.iter().map(locator_key).collect();
+    let repeated = |k: &Option<String>| k.is_some() && keys.iter().filter(|o| *o == k).count() > 1;
+    let repeated: Vec<bool> = keys.iter().map(repeated).collect();
+    mods.into_iter()
+        .zip(repeated)
+        .map(|(m, repeated)| {
+            let (old, at_start, at_eof) = match m.snippet {
+                Target::Lines(lines) => (lines, false, false),
+                Target::Start => (vec![], true, false),
+                Target::End => (vec![], false, true),
+            };
+            Edit {
+                old,
+                new: m.content.into_iter().map(NewLine::Add).collect(),
+                old_no_eol: false,
+                new_no_eol: false,
+                own_eol: false,
+                place: match m.kind {
+                    ModKind::Replace | ModKind::Delete => Place::Replace,
+                    ModKind::InsertBefore => Place::Before,
+                    ModKind::InsertAfter => Place::After,
+                },
+                locator: Locator {
+                    hint: None,
+                    anchor: m.anchor,
+                    range_end: m.tail.map(|t| match t {
+                        Target::Lines(lines) => RangeEnd::Lines(lines),
+                        _ => RangeEnd::Eof,
+                    }),
+                    at_start,
+                    at_eof,
+                    scope_end: m.scope_end,
+                    widen: (m.leading_blank, m.trailing_blank),
+                    levels: &[Level::BlankLinesIgnored, Level::SoftStart],
+                    uniqueness: if repeated {
+                        Uniqueness::FirstAfterCursor
+                    } else {
+                        Uniqueness::UniqueAfterCursor
+                    },
+                },
+                span: m.span,
+            }
+        })
+        .collect()
+}
+
+/// What a file block's text starts from.
+enum Base<'a> {
+    /// The file as it is on disk.
+    Existing,
+    /// `CREATE` with `content`: a new file (or an identical existing one).
+    Create(Vec<Line<'a>>),
+    /// `RECREATE`: this text, whatever the file held (created if missing).
+    Recreate(Vec<Line<'a>>),
 }
 
 /// The grammar rules in the parse tree of `text`, or `None` when it does not parse.
@@ -586,6 +728,7 @@ impl<'t> Lower<'t> {
                 span: head_span,
                 mode: None,
                 old_mode: None,
+                eol: None,
             });
             return;
         }
@@ -769,6 +912,7 @@ impl<'t> Lower<'t> {
                                 span: head,
                                 mode: None,
                                 old_mode: None,
+                                eol: None,
                             });
                             return;
                         }
@@ -804,6 +948,7 @@ impl<'t> Lower<'t> {
                             span: head,
                             mode: None,
                             old_mode: None,
+                            eol: None,
                         });
                         return;
                     }
@@ -823,17 +968,33 @@ impl<'t> Lower<'t> {
         }
         self.patch.files.push(FileOp {
             path,
-            action: Action::Rewrite(Box::new(Rewrite {
-                base,
-                mods,
-                eol,
-                strip_whole_file: self.v31,
-                nesting_guard: !self.v31,
-                tolerant: self.tolerant,
-            })),
+            action: {
+                let edits = edits(mods);
+                let text = |lines| NewText {
+                    lines,
+                    final_newline: true,
+                };
+                match base {
+                    Base::Existing => Action::Modify {
+                        edits,
+                        move_to: None,
+                    },
+                    Base::Create(lines) => Action::Add {
+                        content: text(lines),
+                        edits,
+                        overwrite: false,
+                    },
+                    Base::Recreate(lines) => Action::Add {
+                        content: text(lines),
+                        edits,
+                        overwrite: true,
+                    },
+                }
+            },
             span: head,
             mode: None,
             old_mode: None,
+            eol,
         });
     }
 

@@ -19,8 +19,8 @@ use pest_derive::Parser;
 use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Hint, Line, Locator, NewLine, NewText, Patch, PathRef, Relax,
-    Span, Uniqueness,
+    Action, Advice, Edit, FileOp, Hint, Level, Line, Locator, NewLine, NewText, Patch, PathRef,
+    Place, Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -89,14 +89,15 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         patch: Patch::default(),
         diags: vec![],
     };
-    lower.patch.lone_cr_breaks = true;
-    lower.patch.advice = Advice {
+    lower.patch.policy.lone_cr_breaks = true;
+    lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate:
             "put `@@ CONTEXT` before the hunk, with a line that occurs once above the change \
                        (a function or class header), or `@@ :N` to start searching at line N",
         create: "create the file with `*** Add File: PATH`",
         update: "edit the existing file with `*** Update File: PATH` instead of `*** Add File:`",
+        ..Advice::default()
     };
     let mut last_content: Option<Span> = None;
     for pair in pairs.flatten() {
@@ -171,6 +172,7 @@ impl<'a> Lower<'a> {
                 span,
                 mode: None,
                 old_mode: None,
+                eol: None,
             });
             return;
         }
@@ -190,10 +192,11 @@ impl<'a> Lower<'a> {
             };
             self.patch.files.push(FileOp {
                 path,
-                action: Action::Add { content },
+                action: Action::add(content),
                 span,
                 mode: None,
                 old_mode: None,
+                eol: None,
             });
             return;
         }
@@ -233,6 +236,7 @@ impl<'a> Lower<'a> {
             span,
             mode: None,
             old_mode: None,
+            eol: None,
         });
     }
 
@@ -246,9 +250,15 @@ impl<'a> Lower<'a> {
             old_no_eol: false,
             new_no_eol: false,
             own_eol: false,
+            place: Place::Replace,
             locator: Locator::plain(
                 Uniqueness::UniqueAfterCursor,
-                &[Relax::TrailingWhitespace, Relax::Trimmed, Relax::Normalized],
+                &[
+                    Level::Exact,
+                    Level::TrailingWhitespace,
+                    Level::Trimmed,
+                    Level::Normalized,
+                ],
             ),
             span,
         };

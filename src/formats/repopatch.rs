@@ -21,8 +21,8 @@ use pest_derive::Parser;
 use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Line, Locator, NewLine, NewText, Patch, PathRef, Relax, Span,
-    Uniqueness,
+    Action, Advice, Edit, FileOp, Level, Line, Locator, NewLine, NewText, Patch, PathRef, Place,
+    Policy, Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -96,14 +96,19 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         text,
         base: body.start,
         patch: Patch {
-            sequential: true,
-            advice: Advice {
-                block: "old/anchor block",
-                disambiguate: "add `- ` lines copied from the file above or below the block \
+            policy: Policy {
+                sequential: true,
+                advice: Advice {
+                    block: "old/anchor block",
+                    disambiguate: "add `- ` lines copied from the file above or below the block \
                                until it occurs only once",
-                create: "create it with `CREATEFILE` alone in its `PATCH`",
-                update: "the file exists: edit it with `REPLACE`, `INSERT BEFORE`/`INSERT AFTER` \
+                    create: "create it with `CREATEFILE` alone in its `PATCH`",
+                    update:
+                        "the file exists: edit it with `REPLACE`, `INSERT BEFORE`/`INSERT AFTER` \
                          or `DELETE` instead of `CREATEFILE`",
+                    ..Advice::default()
+                },
+                ..Policy::default()
             },
             ..Patch::default()
         },
@@ -198,7 +203,7 @@ impl<'a> Lower<'a> {
                         lines,
                         final_newline: true,
                     };
-                    action = Some(Action::Add { content });
+                    action = Some(Action::add(content));
                 }
                 Rule::deletefile => {
                     self.keyword_args(&p);
@@ -234,6 +239,7 @@ impl<'a> Lower<'a> {
             span,
             mode: None,
             old_mode: None,
+            eol: None,
         });
     }
 
@@ -385,7 +391,11 @@ impl<'a> Lower<'a> {
             old_no_eol: false,
             new_no_eol: false,
             own_eol: false,
-            locator: Locator::plain(Uniqueness::UniqueInFile, &[Relax::TrailingWhitespace]),
+            place: Place::Replace,
+            locator: Locator::plain(
+                Uniqueness::UniqueInFile,
+                &[Level::Exact, Level::TrailingWhitespace],
+            ),
             span: old_span.map_or(kw, |s| kw.to(s)),
         })
     }

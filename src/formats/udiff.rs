@@ -22,8 +22,8 @@ use super::git_binary::{self, Hunk};
 use super::{finish, line_span_of, rule_names, span_of, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, GitMode, Hint, Line, Locator, NewLine, NewText, Patch, PathRef,
-    Relax, Span, Uniqueness,
+    Action, Advice, Edit, FileOp, GitMode, Hint, Level, Line, Locator, NewLine, NewText, Patch,
+    PathRef, Place, Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -92,12 +92,13 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         patch: Patch::default(),
         diags: vec![],
     };
-    lower.patch.advice = Advice {
+    lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate: "add context lines that occur only near the intended place, \
                        or correct the start line in the hunk header",
         create: "create the file with `--- /dev/null` and `+++ b/PATH`",
         update: "edit the existing file with `--- a/PATH`, `+++ b/PATH` and hunks instead of `--- /dev/null`",
+        ..Advice::default()
     };
     for pair in pairs.flatten().filter(|p| {
         matches!(
@@ -357,12 +358,10 @@ impl<'a> Lower<'a> {
         let old = data.old.map(|bytes| binary_lines(bytes, at));
         let (new_lines, new_eol) = binary_lines(data.new, at);
         let action = if h.new_file {
-            Action::Add {
-                content: NewText {
-                    lines: new_lines,
-                    final_newline: new_eol,
-                },
-            }
+            Action::add(NewText {
+                lines: new_lines,
+                final_newline: new_eol,
+            })
         } else {
             let Some((old_lines, old_eol)) = old else {
                 self.diags.push(
@@ -397,9 +396,10 @@ impl<'a> Lower<'a> {
                 old_no_eol: !old_eol,
                 new_no_eol: !new_eol && !h.deleted_file,
                 own_eol: true,
+                place: Place::Replace,
                 locator: Locator {
                     hint: Some(Hint::Whole),
-                    ..Locator::plain(Uniqueness::UniqueInFile, &[])
+                    ..Locator::plain(Uniqueness::UniqueInFile, &[Level::Exact])
                 },
                 span: at,
             };
@@ -420,6 +420,7 @@ impl<'a> Lower<'a> {
             span,
             mode: None,
             old_mode: None,
+            eol: None,
         })
     }
 
@@ -519,7 +520,11 @@ impl<'a> Lower<'a> {
             old_no_eol: false,
             new_no_eol: false,
             own_eol: false,
-            locator: Locator::plain(Uniqueness::UniqueInFile, &[Relax::TrailingWhitespace]),
+            place: Place::Replace,
+            locator: Locator::plain(
+                Uniqueness::UniqueInFile,
+                &[Level::Exact, Level::TrailingWhitespace],
+            ),
             span,
         };
         // Which side the previous line was on, for `\ No newline`.
@@ -674,6 +679,7 @@ impl<'a> Lower<'a> {
                 span,
                 mode: None,
                 old_mode: None,
+                eol: None,
             });
         }
         if h.rename_from.is_some() != h.rename_to.is_some() {
@@ -711,12 +717,11 @@ impl<'a> Lower<'a> {
                 if h.new_file {
                     Some(FileOp {
                         path,
-                        action: Action::Add {
-                            content: NewText::default(),
-                        },
+                        action: Action::add(NewText::default()),
                         span,
                         mode: None,
                         old_mode: None,
+                        eol: None,
                     })
                 } else if h.deleted_file {
                     Some(FileOp {
@@ -727,6 +732,7 @@ impl<'a> Lower<'a> {
                         span,
                         mode: None,
                         old_mode: None,
+                        eol: None,
                     })
                 } else if h.mode.is_some() {
                     // A mode-only change: the file's text stays.
@@ -739,6 +745,7 @@ impl<'a> Lower<'a> {
                         span,
                         mode: None,
                         old_mode: None,
+                        eol: None,
                     })
                 } else {
                     self.diags.push(
@@ -762,10 +769,11 @@ impl<'a> Lower<'a> {
                         text: p,
                         span: pspan,
                     },
-                    action: Action::Add { content },
+                    action: Action::add(content),
                     span,
                     mode: None,
                     old_mode: None,
+                    eol: None,
                 })
             }
             (Some((Side::Path(p, pspan), _)), Some((Side::DevNull, _))) => {
@@ -795,6 +803,7 @@ impl<'a> Lower<'a> {
                     span,
                     mode: None,
                     old_mode: None,
+                    eol: None,
                 })
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
@@ -822,6 +831,7 @@ impl<'a> Lower<'a> {
                     span,
                     mode: None,
                     old_mode: None,
+                    eol: None,
                 })
             }
             (Some((Side::DevNull, s)), Some((Side::DevNull, _)))

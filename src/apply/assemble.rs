@@ -1,0 +1,151 @@
+//! The new text of an edited file, described in one pass over the file and
+//! the placed edits: unchanged stretches are ranges of the original, added
+//! lines are slices of the patch text. Nothing is copied.
+
+use super::locate::Placed;
+use super::output::{Builder, Pieces};
+use super::text::FileText;
+use crate::ir::{Edit, Eol, Finish, NewLine};
+
+/// How the lines of the written file end and look as a whole.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// Every line gets this ending (ap's `FILE` option).
+    pub eol: Option<Eol>,
+    pub finish: Finish,
+}
+
+/// The file's own line end for new lines: its first line's, or LF.
+fn dominant(file: &FileText) -> &'static str {
+    match (!file.is_empty()).then(|| file.eol(0)) {
+        Some("\r\n") => "\r\n",
+        Some("\r") => "\r",
+        _ => "\n",
+    }
+}
+
+/// Whether writing `file` in `shape` with nothing placed changes it.
+pub fn reshapes(file: &FileText, shape: Shape) -> bool {
+    let Some(eol) = shape.eol else {
+        return false;
+    };
+    (0..file.len()).any(|i| !file.eol(i).is_empty() && file.eol(i) != eol.as_str())
+}
+
+/// The edited text: `placed` (sorted by place) applied to `file`.
+pub fn assemble<'p>(
+    file: &FileText,
+    edits: &'p [Edit<'_>],
+    placed: &[Placed],
+    shape: Shape,
+) -> Pieces<'p> {
+    let text = file.text;
+    let n = file.len();
+    let eol = shape.eol.map_or_else(|| dominant(file), Eol::as_str);
+    let had_final_newline = n == 0 || !file.eol(n - 1).is_empty();
+    let mut out = Out {
+        b: Builder::new(text),
+        file,
+        eol,
+        whole: shape.eol.is_some() || shape.finish.strip_trailing_whitespace,
+        strip: shape.finish.strip_trailing_whitespace,
+    };
+    out.b.push_original(0, file.prefix_len());
+    let mut cursor = 0;
+    let mut final_newline = None;
+    for p in placed {
+        out.original(cursor, p.at.start, false);
+        let edit = &edits[p.edit];
+        let adds = !edit.new.is_empty() || p.blank_first;
+        if p.at.start == n && n > 0 && !had_final_newline && adds && !out.whole {
+            out.b.push_text(eol);
+        }
+        if p.blank_first {
+            out.b.push_text(eol);
+        }
+        for new in &edit.new {
+            match new {
+                NewLine::Keep(j) => out.original(p.at.start + j, p.at.start + j + 1, true),
+                NewLine::Add(line) => {
+                    out.b.push_text(if out.strip {
+                        line.text.trim_end_matches([' ', '\t'])
+                    } else {
+                        &line.text
+                    });
+                    out.b.push_text(if edit.own_eol && shape.eol.is_none() {
+                        "\n"
+                    } else {
+                        eol
+                    });
+                }
+            }
+        }
+        if p.at.end == n {
+            final_newline = Some(if edit.old_no_eol != edit.new_no_eol {
+                !edit.new_no_eol
+            } else {
+                had_final_newline
+            });
+        }
+        cursor = p.at.end;
+    }
+    out.original(cursor, n, false);
+    if shape.finish.final_newline {
+        final_newline = Some(true);
+    }
+    let mut b = out.b;
+    match final_newline {
+        Some(false) => b.trim_final_eol(),
+        Some(true) if !b.is_empty() && !b.ends_with_newline(eol) => b.push_text(eol),
+        _ => {}
+    }
+    b.finish()
+}
+
+/// The builder, and how original lines are written.
+struct Out<'p, 'f> {
+    b: Builder<'p, 'f>,
+    file: &'f FileText<'f>,
+    eol: &'static str,
+    /// Each original line is written on its own (reshaped), not as a range.
+    whole: bool,
+    strip: bool,
+}
+
+impl Out<'_, '_> {
+    /// Original lines `from..to`: as they are, or with the forced ending
+    /// and without trailing whitespace. With `then_eol`, a last line
+    /// without an ending gets one (more text follows it).
+    fn original(&mut self, from: usize, to: usize, then_eol: bool) {
+        let file = self.file;
+        let n = file.len();
+        let start = |i: usize| {
+            if i < n {
+                file.span_of(i, i).0
+            } else {
+                file.text.len()
+            }
+        };
+        if from >= to {
+            return;
+        }
+        if !self.whole {
+            self.b.push_original(start(from), start(to));
+            if then_eol && file.eol(to - 1).is_empty() {
+                self.b.push_text(self.eol);
+            }
+            return;
+        }
+        for i in from..to {
+            let line = file.line(i);
+            let kept = if self.strip {
+                line.trim_end_matches([' ', '\t'])
+            } else {
+                line
+            };
+            let s = start(i);
+            self.b.push_original(s, s + kept.len());
+            self.b.push_text(self.eol);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! The edits of one file, turned into its new text: located in the
+//! original from a cursor (udiff, codex, ap; `locate.rs`) or one after the
+//! other in the text as the earlier ones left it (RepoPatch;
+//! `sequential.rs`), then assembled (`assemble.rs`).
+
+use std::cell::OnceCell;
+
+use super::assemble::{assemble, reshapes, Shape};
+use super::locate::Locating;
+use super::op::render_new;
+use super::output::{Builder, Output, Pieces};
+use super::plan::{OpCx, Reported, Step};
+use super::text::FileText;
+use crate::error::{Code, Diagnostic};
+use crate::ir::{Edit, FileOp, NewText};
+use crate::paths::RelPath;
+
+/// The text a file's edits apply to.
+pub enum Source<'p> {
+    /// The file's own text.
+    File(String),
+    /// A new file's content; there is no file.
+    New(&'p NewText<'p>),
+    /// The file's text (kept for the rollback), replaced by this content.
+    Over(String, &'p NewText<'p>),
+}
+
+impl OpCx<'_> {
+    /// Applies `edits` to `source`: the new text, or every edit that could
+    /// not be placed, reported.
+    pub fn edit_text<'p>(
+        &mut self,
+        op: &FileOp<'_>,
+        rel: &RelPath,
+        source: Source<'p>,
+        edits: &'p [Edit<'_>],
+    ) -> Step<Output<'p>> {
+        let shape = Shape {
+            eol: op.eol,
+            finish: self.policy.finish,
+        };
+        let (original, base) = match source {
+            Source::File(text) => (text, None),
+            Source::New(content) if edits.is_empty() => return Ok(render_new(content, op)),
+            Source::New(content) => (String::new(), Some(join(content, op, ""))),
+            Source::Over(text, content) => {
+                let base = join(content, op, &text);
+                (text, Some(base))
+            }
+        };
+        let text = base.as_deref().unwrap_or(&original);
+        let pieces = if self.policy.sequential {
+            self.in_order(rel, text, edits)?
+        } else {
+            self.in_original(rel, text, edits, shape)?
+        };
+        let output = match base {
+            Some(base) => Output::over(original, base, pieces),
+            None => Output::new(original, pieces),
+        };
+        if self.policy.finish.bracket_check && !output.is_unchanged() && output.base_is_original() {
+            self.brackets(rel, &output);
+        }
+        Ok(output)
+    }
+
+    /// Edits located in `text` from a cursor, all before any is applied.
+    fn in_original<'p>(
+        &mut self,
+        rel: &RelPath,
+        text: &str,
+        edits: &'p [Edit<'_>],
+        shape: Shape,
+    ) -> Step<Pieces<'p>> {
+        let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
+        let target_text = OnceCell::new();
+        let mut loc = Locating::new(&file, rel, self.policy, &target_text);
+        loc.locate_all(edits);
+        self.warnings.append(&mut loc.warnings);
+        if !loc.errors.is_empty() {
+            self.errors.append(&mut loc.errors);
+            return Err(Reported);
+        }
+        if loc.placed.is_empty() && !reshapes(&file, shape) {
+            let mut b = Builder::new(text);
+            b.push_original(0, text.len());
+            return Ok(b.finish());
+        }
+        Ok(assemble(&file, edits, &loc.placed, shape))
+    }
+
+    /// A file whose brackets balanced before the patch and not after it.
+    fn brackets(&mut self, rel: &RelPath, output: &Output) {
+        if balanced([output.original.as_str()]) && !balanced(output.texts()) {
+            self.warnings.push(
+                Diagnostic::new(
+                    Code::UnbalancedBrackets,
+                    format!("`{rel}` had balanced brackets before the patch and does not after it"),
+                )
+                .path(rel.as_str())
+                .hint("check that each modification replaced whole blocks: a range may have stopped one line short of a closing bracket"),
+            );
+        }
+    }
+}
+
+/// A new file's content as text, each line ending with the op's line end,
+/// or else `like`'s first one, or LF.
+fn join(content: &NewText, op: &FileOp, like: &str) -> String {
+    let eol = op.eol.map_or_else(|| first_eol(like), |e| e.as_str());
+    let mut s = String::new();
+    for l in &content.lines {
+        s.push_str(&l.text);
+        s.push_str(eol);
+    }
+    if !content.final_newline && !s.is_empty() {
+        s.truncate(s.len() - eol.len());
+    }
+    s
+}
+
+/// The first line ending in `text`, or LF.
+fn first_eol(text: &str) -> &'static str {
+    match text.find(['\n', '\r']) {
+        Some(i) if text[i..].starts_with("\r\n") => "\r\n",
+        Some(i) if text[i..].starts_with('\r') => "\r",
+        _ => "\n",
+    }
+}
+
+/// Every kind of bracket opens as often as it closes, over all `chunks`.
+fn balanced<'a>(chunks: impl IntoIterator<Item = &'a str>) -> bool {
+    let mut n = [0i64; 3];
+    for chunk in chunks {
+        for &b in chunk.as_bytes() {
+            match b {
+                b'(' => n[0] += 1,
+                b')' => n[0] -= 1,
+                b'[' => n[1] += 1,
+                b']' => n[1] -= 1,
+                b'{' => n[2] += 1,
+                b'}' => n[2] -= 1,
+                _ => {}
+            }
+        }
+    }
+    n == [0; 3]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brackets_and_line_endings() {
+        assert!(balanced(["f() { [a", "] }"]));
+        assert!(!balanced(["f() {"]));
+        assert_eq!(first_eol("a\r\nb\n"), "\r\n");
+        assert_eq!(first_eol("a\rb"), "\r");
+        assert_eq!(first_eol("ab"), "\n");
+    }
+}

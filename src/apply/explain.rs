@@ -1,0 +1,353 @@
+//! Why an edit has no place, in words a model can act on: the block and
+//! the nearest text in the file, what differs, what an earlier edit did to
+//! it, or every candidate of an ambiguous block. Only failures come here.
+
+use super::find::{self, Want};
+use super::locate::{lines_span, Locating, Miss, Part};
+use super::text::Region;
+use crate::error::{Code, Diagnostic};
+use crate::ir::{Edit, Hint, Level, Line, Uniqueness};
+
+/// A block that matched only at a relaxed `level`, at `at` (a place in
+/// the file, in words).
+pub fn fuzz_warning(
+    rel: &crate::paths::RelPath,
+    edit: &Edit,
+    noun: &str,
+    at: &str,
+    level: Level,
+) -> Diagnostic {
+    Diagnostic::new(
+        Code::WhitespaceFuzz,
+        format!("{noun} matched {at} of `{rel}` only {}", level.describe()),
+    )
+    .at(edit.span, "whitespace differs from the file")
+    .path(rel.as_str())
+    .note("lines kept from the file keep the file's own text")
+}
+
+/// How many candidates of an ambiguous block are shown in the file.
+const SHOWN: usize = 8;
+
+impl Locating<'_, '_> {
+    /// The diagnostic for edit `i`, which missed with `miss`.
+    pub fn explain(&self, edits: &[Edit], i: usize, miss: Miss, drift: isize) -> Diagnostic {
+        let edit = &edits[i];
+        let rel = self.rel;
+        match miss {
+            Miss::PastEnd(at) => Diagnostic::new(
+                Code::ContextNotFound,
+                format!("`{rel}` has {} line(s); the hunk inserts after line {at}", self.file.len()),
+            )
+            .at(edit.span, "this hunk has no context lines to place it")
+            .path(rel.as_str())
+            .hint("add a few unchanged context lines around the insertion, and fix the hunk header's line number"),
+            Miss::BeforeCursor => Diagnostic::new(
+                Code::ContextNotFound,
+                format!("the start of the file lies before text an earlier edit of `{rel}` already changed"),
+            )
+            .at(edit.span, "out of order")
+            .path(rel.as_str())
+            .hint("edits of one file apply top to bottom: move this one first"),
+            Miss::Nested(region) => Diagnostic::new(
+                Code::ContextNotFound,
+                "INSERT_AFTER would put a top-level declaration inside the block its snippet opens",
+            )
+            .at(edit.span, "inserts after a line that opens a block")
+            .path(rel.as_str())
+            .target(self.target(region, "this line opens a block".into()))
+            .hint("to add it after the whole construct, add `<ID> scope_end 1` (or apply with --tolerant)"),
+            Miss::Ambiguous { part, found, level } => self.ambiguous(edit, part, &found, level, drift),
+            Miss::NotFound { part, from } => self.not_found(edits, i, part, from, drift),
+        }
+    }
+
+    /// The span of a part's lines when they lie outside the edit's own
+    /// span (an anchor, a range end, ap's snippet below its directive), to
+    /// underline them instead of the whole edit.
+    fn apart(&self, edit: &Edit, part: Part) -> Option<crate::ir::Span> {
+        let span = lines_span(part.lines(edit));
+        let inside = span.start >= edit.span.start && span.end <= edit.span.end;
+        (span != crate::ir::Span::default() && !inside).then_some(span)
+    }
+
+    /// " after the previous edit", where the format searches from there.
+    fn after_previous(&self, edit: &Edit) -> &'static str {
+        let cursor_rule = edit.locator.uniqueness != Uniqueness::UniqueInFile;
+        if cursor_rule && self.cursor > 0 {
+            " after the previous edit"
+        } else {
+            ""
+        }
+    }
+
+    fn hint_line(&self, edit: &Edit, drift: isize) -> Option<usize> {
+        match edit.locator.hint {
+            Some(Hint::Near(h)) => Some(h.saturating_add_signed(drift)),
+            Some(Hint::From(h)) => Some(h),
+            Some(Hint::Whole) => Some(0),
+            None => None,
+        }
+    }
+
+    fn ambiguous(
+        &self,
+        edit: &Edit,
+        part: Part,
+        found: &[Region],
+        level: Level,
+        drift: isize,
+    ) -> Diagnostic {
+        let rel = self.rel;
+        let hint_line = self.hint_line(edit, drift);
+        let where_ = found
+            .iter()
+            .map(|r| match hint_line {
+                Some(h) => format!(
+                    "line {} ({} from the hint)",
+                    r.start + 1,
+                    r.start.abs_diff(h)
+                ),
+                None => format!("line {}", r.start + 1),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let how = if level.is_slip() {
+            format!(" ({})", level.describe())
+        } else {
+            String::new()
+        };
+        let mut d = Diagnostic::new(
+            Code::AmbiguousContext,
+            format!(
+                "{} matches {} places in `{rel}`{}{how}",
+                part.noun(self.policy),
+                found.len(),
+                self.after_previous(edit)
+            ),
+        );
+        d = match self.apart(edit, part) {
+            None => d.at(edit.span, "this block occurs more than once"),
+            Some(span) => d
+                .at(span, "matches more than one place")
+                .secondary(edit.span, "in this edit"),
+        };
+        d = d.path(rel.as_str()).note(format!("candidates: {where_}"));
+        for r in found.iter().take(SHOWN) {
+            d = d.target(self.target(*r, format!("candidate at line {}", r.start + 1)));
+        }
+        if let Some(a) = self.unique_line_above(found[0].start) {
+            d = d.note(format!(
+                "line {} occurs once in the file, above the first candidate: `{}`",
+                a + 1,
+                self.file.line(a).trim()
+            ));
+        }
+        d.hint(self.policy.advice.disambiguate)
+    }
+
+    /// The nearest line above `at` (and after the cursor) that occurs once.
+    fn unique_line_above(&self, at: usize) -> Option<usize> {
+        (self.cursor..at).rev().take(200).find(|&i| {
+            let line = [Line {
+                text: self.file.line(i).into(),
+                span: Default::default(),
+            }];
+            let want = Want::new(&line, Level::Exact);
+            !self.file.is_blank(i) && find::find(self.file, &want, 0, self.file.len(), 2).len() == 1
+        })
+    }
+
+    fn not_found(
+        &self,
+        edits: &[Edit],
+        i: usize,
+        part: Part,
+        from: usize,
+        drift: isize,
+    ) -> Diagnostic {
+        let edit = &edits[i];
+        let rel = self.rel;
+        let lines = part.lines(edit);
+        let place = match part {
+            Part::RangeEnd => " after the start of the range",
+            _ => self.after_previous(edit),
+        };
+        let label = match lines.len() {
+            1 => "this line does not occur in the file".to_string(),
+            n => format!("these {n} lines do not occur together in the file"),
+        };
+        let mut d = Diagnostic::new(
+            Code::ContextNotFound,
+            format!("{} not found in `{rel}`{place}", part.noun(self.policy)),
+        );
+        d = match self.apart(edit, part) {
+            None => d.at(edit.span, label),
+            Some(span) => d.at(span, label).secondary(edit.span, "in this edit"),
+        };
+        d = d.path(rel.as_str());
+        if edit.locator.levels.iter().any(|l| l.skips_blank_lines()) {
+            d = d.note("lines are compared with surrounding whitespace and blank lines ignored");
+        }
+        if part == Part::Anchor {
+            d = d.note(
+                "the anchor must repeat a whole line of the file (spaces aside), above the change",
+            );
+        }
+        if let Some(k) = (part != Part::Anchor)
+            .then(|| self.consumed_by(lines))
+            .flatten()
+        {
+            return d
+                .secondary(edits[k].span, "an earlier edit changed these lines first")
+                .note(format!(
+                    "the {} was in the file, but edit {} of this file already replaced or removed it",
+                    part.noun(self.policy),
+                    k + 1
+                ))
+                .hint("fold the two changes into one edit, or locate this one by text that is still there");
+        }
+        if from > 0 && self.occurs_before(edit, lines, from) {
+            return match part {
+                Part::RangeEnd => d
+                    .note("it occurs before the start of the range: a range runs down from its start to the first match of its end")
+                    .hint("swap the start and the end of the range, or pick an end below the start"),
+                _ if edit.locator.anchor.is_some() && from > self.cursor => d
+                    .note("it occurs above the anchor; the block is sought below the anchor")
+                    .hint("choose an anchor above the block"),
+                _ => d
+                    .note("it occurs above the point where the previous edit ended; edits of one file apply top to bottom")
+                    .hint("order the edits of this file as their targets appear in it"),
+            };
+        }
+        if part == Part::Block && !self.policy.skip_applied && self.already_applied(edit) {
+            d = d.note(
+                "the file already has this hunk's result: the patch may have been applied before",
+            );
+        }
+        self.nearest_text(d, edit, lines, from, drift)
+    }
+
+    /// Whether `lines` match, at one of the edit's levels, before `from`.
+    fn occurs_before(&self, edit: &Edit, lines: &[Line], from: usize) -> bool {
+        edit.locator.levels.iter().any(|&level| {
+            let want = Want::new(lines, level);
+            !want.is_empty() && !find::find(self.file, &want, 0, from, 1).is_empty()
+        })
+    }
+
+    /// Adds the nearest text to `d`, and what differs in it.
+    fn nearest_text(
+        &self,
+        d: Diagnostic,
+        edit: &Edit,
+        lines: &[Line],
+        from: usize,
+        drift: isize,
+    ) -> Diagnostic {
+        let rel = self.rel;
+        let skip_blank = edit.locator.levels.iter().any(|l| l.skips_blank_lines());
+        let search_from = if skip_blank { from } else { 0 };
+        let Some((start, _)) = find::nearest(
+            self.file,
+            lines,
+            skip_blank,
+            search_from,
+            self.hint_line(edit, drift),
+        ) else {
+            return d.hint(format!(
+                "none of these lines occurs in {rel}; re-read the file before writing the patch"
+            ));
+        };
+        let end = (start + lines.len()).min(self.file.len());
+        let (summary, notes) = self.differences(lines, start);
+        let mut d =
+            d.target(self.target(Region::new(start, end), format!("nearest text: {summary}")));
+        for note in notes {
+            d = d.note(note);
+        }
+        let nearest = self.file.line(start).trim();
+        if let [one] = lines {
+            let want = one.text.trim();
+            if !want.is_empty() && nearest != want && nearest.contains(want) {
+                return d.hint(format!(
+                    "a block is whole lines: write the full line `{nearest}`"
+                ));
+            }
+        }
+        d.hint(format!(
+            "re-read lines {}-{} of {rel}; the nearest text {summary}",
+            start + 1,
+            end.max(start + 1)
+        ))
+    }
+
+    /// Whether the edit's new block occurs in the file (and it changes something).
+    fn already_applied(&self, edit: &Edit) -> bool {
+        let new = super::locate::new_lines(edit);
+        let changes = edit
+            .new
+            .iter()
+            .any(|n| matches!(n, crate::ir::NewLine::Add(_)))
+            || new.len() != edit.old.len();
+        let want = Want::new(&new, Level::Exact);
+        changes
+            && !new.is_empty()
+            && !find::find(self.file, &want, 0, self.file.len(), 1).is_empty()
+    }
+
+    /// What differs between the block and the file at `start`.
+    fn differences(&self, lines: &[Line], start: usize) -> (String, Vec<String>) {
+        let (mut indent, mut trailing, mut changed, mut missing) = (0, 0, vec![], 0);
+        for (j, line) in lines.iter().enumerate() {
+            let at = start + j;
+            if at >= self.file.len() {
+                missing += 1;
+                continue;
+            }
+            let have = self.file.line(at);
+            if have == line.text {
+            } else if have.trim_end() == line.text.trim_end() {
+                trailing += 1;
+            } else if have.trim() == line.text.trim() {
+                indent += 1;
+            } else {
+                changed.push((at, line.text.as_ref(), have));
+            }
+        }
+        let mut notes = vec![];
+        for (at, want, have) in changed.iter().take(3) {
+            notes.push(format!(
+                "line {}: the patch has `{}`, the file has `{}`",
+                at + 1,
+                want,
+                have
+            ));
+        }
+        if missing > 0 {
+            notes.push(format!(
+                "the file ends {missing} line(s) before the hunk does"
+            ));
+        }
+        let summary = match (changed.len(), indent, trailing, missing) {
+            (0, 0, 0, 0) => "matches, but not at an allowed place".to_string(),
+            (0, i, _, 0) if i > 0 => "differs in indentation".to_string(),
+            (0, 0, _, 0) => "differs in trailing whitespace".to_string(),
+            (1, 0, 0, 0) => format!("differs in one line (line {})", changed[0].0 + 1),
+            (c, i, t, m) => {
+                let mut parts = vec![];
+                if c > 0 {
+                    parts.push(format!("{c} changed line(s)"));
+                }
+                if i + t > 0 {
+                    parts.push(format!("{} whitespace difference(s)", i + t));
+                }
+                if m > 0 {
+                    parts.push(format!("{m} line(s) past the end"));
+                }
+                format!("differs: {}", parts.join(", "))
+            }
+        };
+        (summary, notes)
+    }
+}

@@ -1,0 +1,280 @@
+//! Where a block of lines occurs in a file, at one match level: the only
+//! matching code, shared by every format.
+//!
+//! A consecutive level compares line `start + j` with block line `j`. A
+//! level that skips blank lines (ap's search) drops the block's blank lines
+//! and walks the file's non-blank ones, so a match may span more lines than
+//! the block has. Either way a search walks only the positions of the
+//! block's rarest line in that level's line index.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::text::{hash_key, soft_eq, FileText, Key, Region};
+use crate::ir::{Level, Line};
+
+/// A block as a level compares it: each line's key, blank lines dropped
+/// where the level skips them.
+pub struct Want<'b> {
+    keys: Vec<Cow<'b, str>>,
+    level: Level,
+}
+
+impl<'b> Want<'b> {
+    pub fn new(block: &'b [Line], level: Level) -> Want<'b> {
+        let key = Key::at(level);
+        let keys = block
+            .iter()
+            .map(|l| key.of(&l.text))
+            .filter(|k| !(level.skips_blank_lines() && k.is_empty()))
+            .collect();
+        Want { keys, level }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The keys, for comparing two blocks at the same level.
+    pub fn keys(&self) -> &[Cow<'b, str>] {
+        &self.keys
+    }
+}
+
+/// The `k`-th line at or after `at` that the level compares: `at + k`, or
+/// with blank lines skipped, the `k`-th non-blank one.
+fn step(file: &FileText, at: usize, k: usize, skip_blank: bool) -> Option<usize> {
+    if !skip_blank {
+        return Some(at + k).filter(|&i| i < file.len());
+    }
+    let mut seen = 0;
+    (at..file.len()).find(|&i| {
+        if file.is_blank(i) {
+            return false;
+        }
+        seen += 1;
+        seen > k
+    })
+}
+
+/// Where a match whose `k`-th compared line is `p` starts.
+fn back(file: &FileText, p: usize, k: usize, skip_blank: bool) -> Option<usize> {
+    if !skip_blank {
+        return p.checked_sub(k);
+    }
+    let mut left = k;
+    let mut at = p;
+    while left > 0 {
+        at = at.checked_sub(1)?;
+        if !file.is_blank(at) {
+            left -= 1;
+        }
+    }
+    Some(at)
+}
+
+/// The region `want` covers when it matches starting at line `at`.
+pub fn match_at(file: &FileText, at: usize, want: &Want) -> Option<Region> {
+    let skip = want.level.skips_blank_lines();
+    if want.keys.is_empty() || at >= file.len() || (skip && file.is_blank(at)) {
+        return None;
+    }
+    let key = Key::at(want.level);
+    let mut i = at;
+    for (j, w) in want.keys.iter().enumerate() {
+        if j > 0 {
+            i = step(file, i + 1, 0, skip)?;
+        }
+        let line = file.line(i);
+        let ok = if j == 0 && want.level == Level::SoftStart {
+            soft_eq(line.trim(), w)
+        } else {
+            key.of(line) == *w
+        };
+        if !ok {
+            return None;
+        }
+    }
+    Some(Region::new(at, i + 1))
+}
+
+/// Up to `limit` regions where `want` matches, in order, each starting at
+/// or after line `from` and ending at or before line `to`.
+pub fn find(file: &FileText, want: &Want, from: usize, to: usize, limit: usize) -> Vec<Region> {
+    let skip = want.level.skips_blank_lines();
+    let m = want.keys.len();
+    if m == 0 || limit == 0 {
+        return vec![];
+    }
+    // The pivot: the rarest line. A soft first line is no pivot (its key
+    // has a prefix in the file) unless it is all there is.
+    let soft = want.level == Level::SoftStart;
+    let (pivot, hash, kind) = if soft && m == 1 {
+        (0, hash_key(&want.keys[0]), Key::Undecorated)
+    } else {
+        let kind = Key::at(want.level);
+        let first = usize::from(soft);
+        let (k, h) = (first..m)
+            .map(|k| (k, hash_key(&want.keys[k])))
+            .min_by_key(|&(_, h)| file.count(h, kind))
+            .expect("the block has a line to pivot on");
+        (k, h, kind)
+    };
+    let mut found = vec![];
+    for p in file.positions(hash, kind) {
+        let Some(start) = back(file, p, pivot, skip) else {
+            continue;
+        };
+        if start < from {
+            continue;
+        }
+        if start >= to {
+            break;
+        }
+        if let Some(r) = match_at(file, start, want).filter(|r| r.end <= to) {
+            if found.last() != Some(&r) {
+                found.push(r);
+                if found.len() >= limit {
+                    break;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The place most like `block` at or after line `from`: where most of its
+/// lines occur at their offsets (surrounding whitespace ignored; ties go
+/// to the one nearest `hint`), or else the line most like its first line
+/// by shared characters. With the number of lines that agreed.
+pub fn nearest(
+    file: &FileText,
+    block: &[Line],
+    skip_blank: bool,
+    from: usize,
+    hint: Option<usize>,
+) -> Option<(usize, usize)> {
+    let mut votes: HashMap<usize, usize> = HashMap::new();
+    let mut k = 0;
+    for l in block {
+        let key = l.text.trim();
+        if key.is_empty() {
+            if !skip_blank {
+                k += 1;
+            }
+            continue;
+        }
+        let h = hash_key(key);
+        if file.count(h, Key::Trimmed) <= 10_000 {
+            for p in file.positions(h, Key::Trimmed) {
+                if file.line(p).trim() != key {
+                    continue; // a hash collision
+                }
+                if let Some(start) = back(file, p, k, skip_blank).filter(|&s| s >= from) {
+                    *votes.entry(start).or_default() += 1;
+                }
+            }
+        }
+        k += 1;
+    }
+    let hint = hint.unwrap_or(from);
+    if let Some((s, n)) = votes
+        .into_iter()
+        .max_by_key(|&(start, n)| (n, std::cmp::Reverse(start.abs_diff(hint))))
+    {
+        return Some((s, n));
+    }
+    let first = block
+        .iter()
+        .map(|l| l.text.trim())
+        .find(|t| !t.is_empty())?;
+    let score = |line: &str| -> usize {
+        let common = line
+            .chars()
+            .zip(first.chars())
+            .take_while(|(x, y)| x == y)
+            .count()
+            + line
+                .chars()
+                .rev()
+                .zip(first.chars().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+        if line.contains(first) || first.contains(line) {
+            common + first.len()
+        } else {
+            common
+        }
+    };
+    // Only lines of text: a binary line is no advice.
+    let text = |l: &str| {
+        !l.chars().any(|c| c.is_control() && c != '\t') && !crate::lossless::has_escapes(l)
+    };
+    (from..file.len())
+        .filter(|&i| !file.is_blank(i) && text(file.line(i)))
+        .map(|i| (i, score(file.line(i).trim())))
+        .max_by_key(|&(i, s)| (s, std::cmp::Reverse(i)))
+        .filter(|&(_, s)| s > 0)
+        .map(|(i, _)| (i, 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find_at(f: &FileText, block: &[&str], level: Level, from: usize) -> Vec<usize> {
+        let block = Line::unplaced(block);
+        let want = Want::new(&block, level);
+        find(f, &want, from, f.len(), usize::MAX)
+            .into_iter()
+            .map(|r| r.start)
+            .collect()
+    }
+
+    #[test]
+    fn each_level_finds_what_it_should() {
+        let f = FileText::new("x\n  y  \nz\nx\ny\nz\n");
+        assert_eq!(find_at(&f, &["x", "y"], Level::Exact, 0), vec![3]);
+        assert_eq!(
+            find_at(&f, &["x", "  y"], Level::TrailingWhitespace, 0),
+            vec![0]
+        );
+        assert_eq!(find_at(&f, &["x", "y"], Level::Trimmed, 0), vec![0, 3]);
+        assert_eq!(find_at(&f, &["x", "y"], Level::Trimmed, 1), vec![3]);
+        assert!(find_at(&f, &["q"], Level::Exact, 0).is_empty());
+        let typo = FileText::new("say(\u{201C}hi\u{201D}) \u{2014} ok\n");
+        assert!(find_at(&typo, &["say(\"hi\") - ok"], Level::Trimmed, 0).is_empty());
+        assert_eq!(
+            find_at(&typo, &["  say(\"hi\") - ok"], Level::Normalized, 0),
+            vec![0]
+        );
+    }
+
+    #[test]
+    fn blank_lines_are_skipped_in_block_and_file() {
+        let f = FileText::new("a\n\n  b\nc\n\n# 1. item\n");
+        let block = Line::unplaced(&["a", "", "", "b"]);
+        let want = Want::new(&block, Level::BlankLinesIgnored);
+        assert_eq!(find(&f, &want, 0, f.len(), 8), vec![Region::new(0, 3)]);
+        assert!(find(&f, &want, 1, f.len(), 8).is_empty());
+        assert!(find(&f, &want, 0, 2, 8).is_empty());
+        assert_eq!(
+            find_at(&f, &["c", "item"], Level::BlankLinesIgnored, 0),
+            Vec::<usize>::new()
+        );
+        assert_eq!(find_at(&f, &["item"], Level::SoftStart, 0), vec![5]);
+        assert_eq!(
+            find_at(&f, &["b", "c"], Level::SoftStart, 0),
+            Vec::<usize>::new()
+        );
+    }
+
+    #[test]
+    fn nearest_prefers_most_shared_lines_then_similar_text() {
+        let f = FileText::new("fn a() {\n    one();\n}\nfn b() {\n    two();\n    three();\n}\n");
+        let near = |b: &[&str]| nearest(&f, &Line::unplaced(b), false, 0, None);
+        assert_eq!(near(&["fn b() {", "two();", "four();"]), Some((3, 2)));
+        assert_eq!(near(&["three"]), Some((5, 0)));
+        assert_eq!(near(&["qqq"]), None);
+    }
+}

@@ -1,0 +1,316 @@
+//! A file's text as lines: the one splitter (line ends, a lone `\r` where
+//! the format says so, a byte-order mark), the keys lines are compared by
+//! at each [`Level`], and the line index per key.
+//!
+//! Searching the whole file uses an index from a line's key to positions,
+//! built once per file and key on first need, so a patch with many hunks
+//! stays linear in file size plus hunk lines. `find.rs` does the matching.
+
+use std::borrow::Cow;
+use std::cell::OnceCell;
+
+use crate::ir::Level;
+
+/// Lines `start..end` of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Region {
+    pub fn new(start: usize, end: usize) -> Region {
+        Region { start, end }
+    }
+
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// A file's text split into lines, keeping each line's ending.
+pub struct FileText<'a> {
+    pub text: &'a str,
+    /// Byte offset of each line's start; one more entry holds `text.len()`.
+    /// `u32` halves the index; the planner refuses files of 4 GiB or more.
+    starts: Vec<u32>,
+    indexes: [OnceCell<Index>; KEYS],
+}
+/// Sorted `(hash, line)` pairs, and where each run of pairs with the same
+/// top hash bits starts: a lookup reads one bucket (a line or two on
+/// average) instead of binary-searching the whole file, which on a large
+/// file is a cache miss per step.
+struct Index {
+    entries: Vec<(u64, u32)>,
+    /// `buckets[b]..buckets[b + 1]` holds the entries whose hash starts with `b`.
+    buckets: Vec<u32>,
+    shift: u32,
+}
+
+impl Index {
+    fn new(entries: Vec<(u64, u32)>) -> Index {
+        // About one bucket per four lines: a byte a line.
+        let bits = entries.len().max(4).ilog2() - 1;
+        let shift = 64 - bits;
+        let mut buckets = Vec::with_capacity((1 << bits) + 1);
+        let mut at = 0;
+        for b in 0..=(1u64 << bits) {
+            while at < entries.len() && (entries[at].0 >> shift) < b {
+                at += 1;
+            }
+            buckets.push(at as u32);
+        }
+        Index {
+            entries,
+            buckets,
+            shift,
+        }
+    }
+
+    fn lookup(&self, h: u64) -> &[(u64, u32)] {
+        let b = (h >> self.shift) as usize;
+        let bucket = &self.entries[self.buckets[b] as usize..self.buckets[b + 1] as usize];
+        let start = bucket.partition_point(|&(k, _)| k < h);
+        let end = start + bucket[start..].partition_point(|&(k, _)| k == h);
+        &bucket[start..end]
+    }
+}
+
+impl<'a> FileText<'a> {
+    #[cfg(test)]
+    pub fn new(text: &'a str) -> Self {
+        Self::with_breaks(text, false)
+    }
+
+    /// Splits at `\n`, and with `lone_cr` also at a `\r` not followed by `\n`.
+    pub fn with_breaks(text: &'a str, lone_cr: bool) -> Self {
+        debug_assert!(text.len() < u32::MAX as usize);
+        let bytes = text.as_bytes();
+        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
+        // A byte-order mark belongs to the file, not to its first line.
+        starts.push(if text.starts_with('\u{feff}') { 3 } else { 0 });
+        if lone_cr {
+            starts.extend(
+                memchr::memchr2_iter(b'\n', b'\r', bytes)
+                    .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
+                    .map(|i| i as u32 + 1),
+            );
+        } else {
+            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
+        }
+        if *starts.last().unwrap_or(&0) as usize != text.len() {
+            starts.push(text.len() as u32);
+        }
+        FileText {
+            text,
+            starts,
+            indexes: Default::default(),
+        }
+    }
+
+    /// Bytes before the first line: a byte-order mark, or nothing.
+    pub fn prefix_len(&self) -> usize {
+        self.starts[0] as usize
+    }
+
+    pub fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Line `i` with its ending.
+    pub fn raw(&self, i: usize) -> &'a str {
+        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
+
+    /// Line `i` without its ending.
+    pub fn line(&self, i: usize) -> &'a str {
+        let raw = self.raw(i);
+        let raw = raw.strip_suffix('\n').unwrap_or(raw);
+        raw.strip_suffix('\r').unwrap_or(raw)
+    }
+
+    /// The ending of line `i`: `"\n"`, `"\r\n"` or `""` for a last line without one.
+    pub fn eol(&self, i: usize) -> &'a str {
+        let raw = self.raw(i);
+        &raw[self.line(i).len()..]
+    }
+
+    /// The byte span of lines `start..end`, without the final line end.
+    pub fn span_of(&self, start: usize, end: usize) -> (usize, usize) {
+        let s = self.starts[start.min(self.len())] as usize;
+        let e = (self.starts[end.min(self.len())] as usize).max(s);
+        (s, s + self.text[s..e].trim_end_matches(['\n', '\r']).len())
+    }
+
+    /// The line index for a key: `(hash of the line's key, line)` for
+    /// every line, sorted. 12 bytes a line and no allocation per distinct
+    /// line; a hash collision only costs a comparison.
+    fn index(&self, kind: Key) -> &Index {
+        self.indexes[kind as usize].get_or_init(|| {
+            let mut entries: Vec<(u64, u32)> = (0..self.len())
+                .map(|i| (hash_key(&kind.of(self.line(i))), i as u32))
+                .collect();
+            entries.sort_unstable();
+            Index::new(entries)
+        })
+    }
+
+    /// The lines whose key of kind `kind` hashes to `h`, ascending (a
+    /// collision included: compare before trusting one).
+    pub fn positions(&self, h: u64, kind: Key) -> impl Iterator<Item = usize> + '_ {
+        self.index(kind).lookup(h).iter().map(|&(_, p)| p as usize)
+    }
+
+    /// How many lines' keys hash to `h`.
+    pub fn count(&self, h: u64, kind: Key) -> usize {
+        self.index(kind).lookup(h).len()
+    }
+
+    /// Whether line `i` is blank (whitespace only).
+    pub fn is_blank(&self, i: usize) -> bool {
+        self.line(i).trim().is_empty()
+    }
+
+    /// The byte range of lines `r` for a label, without the final line end
+    /// (an empty region: its place).
+    pub fn label_span(&self, r: Region) -> crate::ir::Span {
+        let (s, e) = self.span_of(r.start, r.end.max(r.start));
+        crate::ir::Span::new(s, e)
+    }
+}
+
+/// The kinds of line key an index is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Exact,
+    TrailingWhitespace,
+    Trimmed,
+    Normalized,
+    /// Trimmed, without a leading decoration (numbering, bullet, comment marker).
+    Undecorated,
+}
+
+const KEYS: usize = 5;
+
+impl Key {
+    /// The key lines are compared by at `level`.
+    pub fn at(level: Level) -> Key {
+        match level {
+            Level::Exact => Key::Exact,
+            Level::TrailingWhitespace => Key::TrailingWhitespace,
+            Level::Trimmed | Level::BlankLinesIgnored | Level::SoftStart => Key::Trimmed,
+            Level::Normalized => Key::Normalized,
+        }
+    }
+
+    pub fn of(self, line: &str) -> Cow<'_, str> {
+        match self {
+            Key::Exact => Cow::Borrowed(line),
+            Key::TrailingWhitespace => Cow::Borrowed(line.trim_end()),
+            Key::Trimmed => Cow::Borrowed(line.trim()),
+            Key::Normalized => normalize(line.trim()),
+            Key::Undecorated => Cow::Borrowed(strip_decoration(line.trim())),
+        }
+    }
+}
+
+/// The hash the line index files a key under. FNV-1a: fast on short
+/// lines, and collisions are checked anyway.
+pub fn hash_key(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Folds the typographic punctuation and spaces models write for ASCII
+/// (the same classes Codex's `apply_patch` folds): dashes to `-`, single
+/// quotes to `'`, double quotes to `"`, exotic spaces to ` `.
+fn normalize(line: &str) -> Cow<'_, str> {
+    if line.is_ascii() {
+        return Cow::Borrowed(line);
+    }
+    Cow::Owned(
+        line.chars()
+            .map(|c| match c {
+                '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+                '\u{2018}'..='\u{201B}' => '\'',
+                '\u{201C}'..='\u{201F}' => '"',
+                '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
+/// Strips what carries no meaning at the start of a line: whitespace,
+/// comment openers, bullets, diff markers and list numbering (ap §3.6).
+pub fn strip_decoration(s: &str) -> &str {
+    let mut s = s;
+    loop {
+        let t = s.trim_start();
+        let t = [
+            "<!--", "//", "/*", "--", "#", ";", "*", "-", "+", "\u{2022}", ">",
+        ]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))
+        .or_else(|| {
+            let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            (digits > 0)
+                .then(|| t[digits..].strip_prefix(['.', ')']))
+                .flatten()
+        })
+        .unwrap_or(t);
+        if t.len() == s.len() {
+            return s;
+        }
+        s = t;
+    }
+}
+
+/// The soft start: `file` is `want` with decoration in front.
+pub fn soft_eq(file: &str, want: &str) -> bool {
+    file.len() > want.len()
+        && file.ends_with(want)
+        && strip_decoration(&file[..file.len() - want.len()]).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_their_endings() {
+        let f = FileText::new("a\r\nb\nc");
+        assert_eq!(f.len(), 3);
+        assert_eq!((f.line(0), f.eol(0)), ("a", "\r\n"));
+        assert_eq!((f.line(1), f.eol(1)), ("b", "\n"));
+        assert_eq!((f.line(2), f.eol(2)), ("c", ""));
+        assert_eq!(FileText::new("").len(), 0);
+        let cr = FileText::with_breaks("one\r\ntwo\rthree\n", true);
+        assert_eq!(cr.len(), 3);
+        assert_eq!((cr.line(1), cr.eol(1)), ("two", "\r"));
+        assert_eq!(FileText::new("one\r\ntwo\rthree\n").len(), 2);
+        let bom = FileText::new("\u{feff}first\nsecond\n");
+        assert_eq!((bom.len(), bom.line(0), bom.prefix_len()), (2, "first", 3));
+        assert_eq!(FileText::new("\u{feff}").len(), 0);
+        assert_eq!(FileText::new("x\n").len(), 1);
+    }
+
+    #[test]
+    fn decoration_is_numbering_bullets_and_comment_markers_only() {
+        assert!(soft_eq("# 1. First item", "First item"));
+        assert!(soft_eq("- [x]", "[x]"));
+        assert!(soft_eq("// 2) step", "step"));
+        assert!(!soft_eq("self.count = 0", "count = 0"));
+        assert!(!soft_eq("x", "x"));
+        assert_eq!(strip_decoration("  * 12. foo"), "foo");
+    }
+}
