@@ -24,7 +24,8 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_span_of, rule_names, span_of, syntax_error};
+use super::lowering::{rule_words, Lowering};
+use super::{rule_names, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, Eol, FileOp, Finish, Level, Line, Locator, NestingGuard, NewLine,
@@ -94,7 +95,7 @@ fn rule_name(rule: &Rule) -> String {
         | Rule::filled_line
         | Rule::foreign_line
         | Rule::tail_line => "",
-        other => return format!("{other:?}").replace('_', " "),
+        other => return rule_words(other),
     }
     .to_string()
 }
@@ -176,15 +177,12 @@ pub fn parse(
     let pairs = ApParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
     let mut lower = Lower {
-        text,
-        base: body.start,
+        cx: Lowering::new(text, body.start),
         id: "",
         v31: false,
         tolerant,
         ended: false,
         last_value: None,
-        patch: Patch::default(),
-        diags: vec![],
     };
     lower.patch(
         pairs
@@ -193,7 +191,7 @@ pub fn parse(
             .expect("pest returns the start rule"),
     );
     lower.patch.policy = policy(lower.v31, tolerant);
-    finish(lower.patch, lower.diags)
+    lower.cx.finish()
 }
 
 /// How ap's modifications are placed and its files written (§3).
@@ -354,8 +352,7 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
 }
 
 struct Lower<'t> {
-    text: &'t str,
-    base: usize,
+    cx: Lowering<'t>,
     id: &'t str,
     v31: bool,
     tolerant: bool,
@@ -364,8 +361,19 @@ struct Lower<'t> {
     /// The last value in the patch: (its span, whether it was empty), for
     /// the truncation rule.
     last_value: Option<(Span, bool)>,
-    patch: Patch<'t>,
-    diags: Vec<Diagnostic>,
+}
+
+impl<'t> std::ops::Deref for Lower<'t> {
+    type Target = Lowering<'t>;
+    fn deref(&self) -> &Lowering<'t> {
+        &self.cx
+    }
+}
+
+impl<'t> std::ops::DerefMut for Lower<'t> {
+    fn deref_mut(&mut self) -> &mut Lowering<'t> {
+        &mut self.cx
+    }
 }
 
 /// A modification (or the parts before any action) while its directives are read.
@@ -398,29 +406,12 @@ impl<'t> Pending<'t> {
 }
 
 impl<'t> Lower<'t> {
-    fn span(&self, pair: &Pair<'t, Rule>) -> Span {
-        span_of(self.base, pair)
-    }
-
     /// The keyword of a directive line: the word after the ID.
     fn keyword(&self, line: &Pair<'t, Rule>) -> &'t str {
         let text = line.as_str();
         text.get(self.id.len()..)
             .and_then(|rest| rest.split_whitespace().next())
             .unwrap_or("")
-    }
-
-    fn error(&mut self, span: Span, message: impl Into<String>, label: &str, hint: &str) {
-        self.diags.push(
-            Diagnostic::new(Code::SyntaxError, message)
-                .at(span, label)
-                .hint(hint),
-        );
-    }
-
-    fn warn(&mut self, code: Code, span: Span, message: impl Into<String>, label: &str) {
-        self.diags
-            .push(Diagnostic::new(code, message).at(span, label));
     }
 
     fn patch(&mut self, pair: Pair<'t, Rule>) {
@@ -443,14 +434,14 @@ impl<'t> Lower<'t> {
                         .map_or("", |p| p.as_str());
                     let first = Span::line_at(self.text, span.start);
                     if self.tolerant {
-                        self.warn(
+                        self.cx.warn(
                             Code::ToleratedFormatSlip,
                             first,
                             "the patch has no `<ID> AP 3.2` header; the ID of this `FILE` is taken",
                             "the header belongs above this line",
                         );
                     } else {
-                        self.error(
+                        self.cx.error(
                             first,
                             "the patch has no `<ID> AP 3.x` header",
                             "the first directive, with no header above it",
@@ -470,7 +461,7 @@ impl<'t> Lower<'t> {
                         .and_then(|t| t.into_inner().find(|p| p.as_rule() == Rule::ignored_tail));
                     if let Some(tail) = end {
                         let s = self.span(&tail);
-                        self.warn(
+                        self.cx.warn(
                             Code::SurroundingTextStripped,
                             s,
                             "text after `END` is ignored",
@@ -495,7 +486,7 @@ impl<'t> Lower<'t> {
         }
         if let Some((span, true)) = self.last_value {
             if !self.ended {
-                self.error(
+                self.cx.error(
                     span,
                     "the patch ends with an empty value and no `END`: it may have been cut off",
                     "an empty value at the very end",
@@ -521,13 +512,13 @@ impl<'t> Lower<'t> {
             if line.as_rule() != Rule::stray_line {
                 continue;
             }
-            let span = line_span_of(self.base, &line);
+            let span = self.line_span(&line);
             let text = line.as_str().trim_end_matches('\n');
             if self.foreign(text, span) {
                 continue;
             }
             if self.tolerant && text.trim_start().starts_with('#') {
-                self.warn(
+                self.cx.warn(
                     Code::ToleratedFormatSlip,
                     span,
                     "a `#` comment between directives is ignored",
@@ -546,7 +537,7 @@ impl<'t> Lower<'t> {
                     "every value needs its directive above it, e.g. `<ID> snippet` before the lines to find",
                 )
             };
-            self.error(span, message, "not part of any value", hint);
+            self.cx.error(span, message, "not part of any value", hint);
         }
     }
 
@@ -558,7 +549,7 @@ impl<'t> Lower<'t> {
         if other == self.id {
             return false;
         }
-        self.diags.push(
+        self.cx.diags.push(
             Diagnostic::new(
                 Code::IdMismatch,
                 format!(
@@ -580,7 +571,7 @@ impl<'t> Lower<'t> {
         let mut lines = vec![];
         let mut fenced = false;
         for line in value.into_iter().flat_map(|v| v.into_inner()) {
-            let span = line_span_of(self.base, &line);
+            let span = self.line_span(&line);
             let text = line.as_str().strip_suffix('\n').unwrap_or(line.as_str());
             let t = text.trim_start();
             if t.starts_with("```") || t.starts_with("~~~") {
@@ -600,7 +591,7 @@ impl<'t> Lower<'t> {
     fn file_block(&mut self, head: Option<Pair<'t, Rule>>, items: Vec<Pair<'t, Rule>>) {
         let Some(head) = head else { return };
         self.last_value = None;
-        let head_span = line_span_of(self.base, &head);
+        let head_span = self.line_span(&head);
         let create_head = head.as_rule() == Rule::create_directive;
         let mut eol = None;
         let mut inline = None;
@@ -660,7 +651,7 @@ impl<'t> Lower<'t> {
                     let action = inner
                         .next()
                         .expect("an action block starts with its action");
-                    let span = line_span_of(self.base, &action);
+                    let span = self.line_span(&action);
                     let kw = self.keyword(&action);
                     let mut pending = Pending::new(kw, span);
                     self.last_value = None;
@@ -676,11 +667,11 @@ impl<'t> Lower<'t> {
                 Rule::rename_block | Rule::loose_rename => {
                     let mut inner = item.into_inner();
                     let d = inner.next().expect("rename_block starts with RENAME");
-                    let span = line_span_of(self.base, &d);
+                    let span = self.line_span(&d);
                     self.last_value = None;
                     let lines = self.value_lines(inner.next());
                     if rename.is_some() {
-                        self.error(
+                        self.cx.error(
                             span,
                             "a second `RENAME` in one file block",
                             "second RENAME",
@@ -716,7 +707,7 @@ impl<'t> Lower<'t> {
         let Some(path) = path else { return };
         if let Some((span, lines)) = rename {
             if !pendings.is_empty() {
-                self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
+                self.cx.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
                 return;
             }
             let Some(to) = self.path_value(&lines, span, "RENAME") else {
@@ -738,7 +729,7 @@ impl<'t> Lower<'t> {
     /// The one path line of a `FILE`, `CREATE` or `RENAME` value.
     fn path_value(&mut self, lines: &[Line<'t>], directive: Span, what: &str) -> Option<PathRef> {
         let Some(i) = lines.iter().position(|l| !l.text.trim().is_empty()) else {
-            self.error(
+            self.cx.error(
                 directive,
                 format!("`{what}` without a path"),
                 "the path belongs on the next line",
@@ -763,14 +754,14 @@ impl<'t> Lower<'t> {
             .filter(|l| !l.text.trim().is_empty())
         {
             if self.tolerant && line.text.trim_start().starts_with('#') {
-                self.warn(
+                self.cx.warn(
                     Code::ToleratedFormatSlip,
                     line.span,
                     "a `#` comment after a path is ignored",
                     "comment",
                 );
             } else {
-                self.error(
+                self.cx.error(
                     line.span,
                     "a second line under a path",
                     "a path value is one line",
@@ -786,14 +777,14 @@ impl<'t> Lower<'t> {
             Rule::keyed | Rule::anchor_kv | Rule::snippet_kv | Rule::tail_kv | Rule::content_kv => {
                 let mut inner = part.into_inner();
                 let key = inner.next().expect("a value starts with its key");
-                let span = line_span_of(self.base, &key);
+                let span = self.line_span(&key);
                 let kw = self.keyword(&key);
                 let value = inner.next();
                 let vspan = value.as_ref().map(|v| self.span(v));
                 let lines = self.value_lines(value);
                 if let Some((_, first, _)) = pending.value(kw) {
                     let first = *first;
-                    self.diags.push(
+                    self.cx.diags.push(
                         Diagnostic::new(Code::SyntaxError, format!("a second `{kw}` in one modification"))
                             .at(span, "repeated here")
                             .secondary(first, "first here")
@@ -810,7 +801,7 @@ impl<'t> Lower<'t> {
             Rule::option => {
                 let mut inner = part.into_inner();
                 let d = inner.next().expect("option starts with its directive");
-                let span = line_span_of(self.base, &d);
+                let span = self.line_span(&d);
                 let mut kw = "";
                 let mut n = None;
                 for p in d.into_inner() {
@@ -829,7 +820,7 @@ impl<'t> Lower<'t> {
             Rule::bad_directive => {
                 let mut inner = part.into_inner();
                 let line = inner.next().expect("bad_directive has its line");
-                let span = line_span_of(self.base, &line);
+                let span = self.line_span(&line);
                 let word = line.as_str()[self.id.len()..].trim();
                 let key: String = word.chars().take_while(|c| !c.is_whitespace()).collect();
                 let bare = key.trim_end_matches(':');
@@ -841,7 +832,7 @@ impl<'t> Lower<'t> {
                     ),
                     None => format!("the directives are {}", KEYWORDS.join(", ")),
                 };
-                self.diags.push(
+                self.cx.diags.push(
                     Diagnostic::new(Code::SyntaxError, format!("unknown directive `{key}`"))
                         .at(span, "not an ap directive")
                         .hint(hint),
@@ -872,7 +863,7 @@ impl<'t> Lower<'t> {
                         (content, p.values.len(), p.options.is_empty())
                     {
                         if i == 0 {
-                            self.warn(
+                            self.cx.warn(
                                 Code::ImplicitCreate,
                                 p.span,
                                 "a file block with only `content` creates the file (implicit CREATE)",
@@ -885,7 +876,7 @@ impl<'t> Lower<'t> {
                     if p.bad {
                         continue;
                     }
-                    self.error(
+                    self.cx.error(
                         p.span,
                         "values without an action directive",
                         "no REPLACE/INSERT_AFTER/INSERT_BEFORE/DELETE/CREATE above this",
@@ -894,7 +885,7 @@ impl<'t> Lower<'t> {
                 }
                 "CREATE" => {
                     if i != 0 {
-                        self.error(
+                        self.cx.error(
                             p.span,
                             "`CREATE` after other modifications",
                             "CREATE",
@@ -916,13 +907,13 @@ impl<'t> Lower<'t> {
                             });
                             return;
                         }
-                        None => self.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text"),
+                        None => self.cx.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text"),
                     }
                 }
                 "RECREATE" => {
                     self.no_options(&p);
                     if i != 0 {
-                        self.error(
+                        self.cx.error(
                             p.span,
                             "`RECREATE` after other modifications",
                             "RECREATE",
@@ -932,7 +923,7 @@ impl<'t> Lower<'t> {
                     }
                     match content {
                         Some(c) => base = Base::Recreate(c),
-                        None => self.error(
+                        None => self.cx.error(
                             p.span,
                             "`RECREATE` without `content`",
                             "RECREATE",
@@ -952,7 +943,7 @@ impl<'t> Lower<'t> {
                         });
                         return;
                     }
-                    self.error(
+                    self.cx.error(
                         p.span,
                         "a bare `DELETE` (which deletes the whole file) beside other modifications",
                         "DELETE with no snippet",
@@ -1000,7 +991,7 @@ impl<'t> Lower<'t> {
 
     fn no_options(&mut self, p: &Pending<'t>) {
         for (kw, span, _) in &p.options {
-            self.error(
+            self.cx.error(
                 *span,
                 format!("`{kw}` does not apply to `{}`", p.kw),
                 "option without a located region",
@@ -1026,7 +1017,7 @@ impl<'t> Lower<'t> {
             Some(v) => Some(v.2.clone()),
             None => match anchor.take() {
                 Some(a) if self.tolerant => {
-                    self.warn(Code::ToleratedFormatSlip, p.span, format!("`{kw}` has an `anchor` but no `snippet`; the anchor is used as the snippet"), "no snippet");
+                    self.cx.warn(Code::ToleratedFormatSlip, p.span, format!("`{kw}` has an `anchor` but no `snippet`; the anchor is used as the snippet"), "no snippet");
                     Some(a)
                 }
                 a => {
@@ -1035,7 +1026,7 @@ impl<'t> Lower<'t> {
                     } else {
                         "add `<ID> snippet` and, on the lines after it, the text to find"
                     };
-                    self.error(
+                    self.cx.error(
                         p.span,
                         format!("`{kw}` without a `snippet`"),
                         "nothing says where",
@@ -1048,7 +1039,7 @@ impl<'t> Lower<'t> {
         let snippet = match target(&snippet) {
             Some(t) => t,
             None => {
-                self.error(
+                self.cx.error(
                     p.value("snippet").map_or(p.span, |v| v.1),
                     "an empty `snippet`",
                     "no lines to find",
@@ -1060,7 +1051,7 @@ impl<'t> Lower<'t> {
         let tail = match p.value("snippet_tail") {
             Some((_, span, lines)) => {
                 if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
-                    self.error(
+                    self.cx.error(
                         *span,
                         format!("`snippet_tail` with `{kw}`"),
                         "a range",
@@ -1070,7 +1061,7 @@ impl<'t> Lower<'t> {
                 }
                 match target(lines) {
                     Some(Target::Start) | None => {
-                        self.error(*span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
+                        self.cx.error(*span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
                         return None;
                     }
                     t => t,
@@ -1080,7 +1071,7 @@ impl<'t> Lower<'t> {
         };
         let content = match (kind, content) {
             (ModKind::Delete, Some(_)) => {
-                self.error(
+                self.cx.error(
                     p.value("content").map_or(p.span, |v| v.1),
                     "`DELETE` takes no `content`",
                     "content",
@@ -1090,7 +1081,7 @@ impl<'t> Lower<'t> {
             }
             (ModKind::Delete, None) => vec![],
             (_, None) => {
-                self.error(
+                self.cx.error(
                     p.span,
                     format!("`{kw}` without `content`"),
                     "no new text",
@@ -1101,7 +1092,7 @@ impl<'t> Lower<'t> {
             (ModKind::Replace, Some(c)) if c.is_empty() => {
                 let at = p.value("content").map_or(p.span, |v| v.1);
                 if self.v31 {
-                    self.error(
+                    self.cx.error(
                         at,
                         "`REPLACE` with an empty `content`",
                         "empty",
@@ -1109,7 +1100,7 @@ impl<'t> Lower<'t> {
                     );
                     return None;
                 }
-                self.warn(
+                self.cx.warn(
                     Code::EmptyContentAsDelete,
                     at,
                     "an empty `content` makes this `REPLACE` a `DELETE`",

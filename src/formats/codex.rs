@@ -16,7 +16,8 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
+use super::lowering::{rule_words, Lowering};
+use super::{marker_path, rule_names, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Level, Line, Locator, NewLine, NewText, Patch, PathRef,
@@ -46,7 +47,7 @@ fn rule_name(rule: &Rule) -> String {
         | Rule::empty_line => "a hunk line starting with ` `, `-` or `+`",
         Rule::end_of_file => "`*** End of File`",
         Rule::indent => "",
-        other => return format!("{other:?}").replace('_', " "),
+        other => return rule_words(other),
     }
     .to_string()
 }
@@ -85,9 +86,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     let pairs = CodexParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
     let mut lower = Lower {
-        base: body.start,
-        patch: Patch::default(),
-        diags: vec![],
+        cx: Lowering::new(text, body.start),
     };
     lower.patch.policy.lone_cr_breaks = true;
     lower.patch.policy.advice = Advice {
@@ -124,7 +123,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             _ => {}
         }
     }
-    finish(lower.patch, lower.diags)
+    lower.cx.finish()
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
@@ -134,9 +133,20 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
 }
 
 struct Lower<'a> {
-    base: usize,
-    patch: Patch<'a>,
-    diags: Vec<Diagnostic>,
+    cx: Lowering<'a>,
+}
+
+impl<'a> std::ops::Deref for Lower<'a> {
+    type Target = Lowering<'a>;
+    fn deref(&self) -> &Lowering<'a> {
+        &self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for Lower<'a> {
+    fn deref_mut(&mut self) -> &mut Lowering<'a> {
+        &mut self.cx
+    }
 }
 
 /// The text of a prefixed line: without its one-byte prefix, its `\n`, and a `\r`.
@@ -148,14 +158,6 @@ fn body_of(line: &str) -> &str {
 }
 
 impl<'a> Lower<'a> {
-    fn span(&self, pair: &Pair<Rule>) -> Span {
-        span_of(self.base, pair)
-    }
-
-    fn line_span(&self, pair: &Pair<Rule>) -> Span {
-        line_span_of(self.base, pair)
-    }
-
     /// The path of a marker line, trailing spaces trimmed.
     fn path(&self, marker: Pair<'a, Rule>) -> PathRef {
         marker_path(self.base, marker, Rule::path)
@@ -223,7 +225,7 @@ impl<'a> Lower<'a> {
             && move_to.is_none()
             && self.diags.len() == reported
         {
-            self.diags.push(
+            self.cx.diags.push(
                 Diagnostic::new(Code::InvalidHunkBody, "this update changes nothing")
                     .at(span, "no hunk line follows")
                     .hint("follow `@@` with the lines to change: ` ` unchanged, `-` removed, `+` added"),

@@ -14,6 +14,7 @@ use crate::ir::{Patch, PathRef, Span};
 pub mod ap;
 pub mod codex;
 mod git_binary;
+mod lowering;
 pub mod repopatch;
 pub mod udiff;
 
@@ -195,19 +196,6 @@ pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeS
         Format::Codex => codex::rules_used(text),
         Format::Repopatch => repopatch::rules_used(text),
         Format::Ap => ap::rules_used(text),
-    }
-}
-
-/// Where a format module's lowering ends: the patch with its warnings, or
-/// every problem if any is an error.
-pub(crate) fn finish(
-    patch: Patch<'_>,
-    diags: Vec<Diagnostic>,
-) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
-    if diags.iter().any(Diagnostic::is_error) {
-        Err(diags)
-    } else {
-        Ok((patch, diags))
     }
 }
 

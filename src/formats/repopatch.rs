@@ -18,7 +18,8 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::{finish, line_span_of, marker_path, rule_names, span_of, syntax_error};
+use super::lowering::{rule_words, Lowering};
+use super::{marker_path, rule_names, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Level, Line, Locator, NewLine, NewText, Patch, PathRef, Place,
@@ -60,7 +61,7 @@ fn rule_name(rule: &Rule) -> String {
         | Rule::mixed_ops
         | Rule::delete_extra
         | Rule::keyword_args => "",
-        other => return format!("{other:?}").replace('_', " "),
+        other => return rule_words(other),
     }
     .to_string()
 }
@@ -93,26 +94,20 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         vec![misspelt_near(text, &d).unwrap_or(d)]
     })?;
     let mut lower = Lower {
-        text,
-        base: body.start,
-        patch: Patch {
-            policy: Policy {
-                sequential: true,
-                advice: Advice {
-                    block: "old/anchor block",
-                    disambiguate: "add `- ` lines copied from the file above or below the block \
-                               until it occurs only once",
-                    create: "create it with `CREATEFILE` alone in its `PATCH`",
-                    update:
-                        "the file exists: edit it with `REPLACE`, `INSERT BEFORE`/`INSERT AFTER` \
-                         or `DELETE` instead of `CREATEFILE`",
-                    ..Advice::default()
-                },
-                ..Policy::default()
-            },
-            ..Patch::default()
+        cx: Lowering::new(text, body.start),
+    };
+    lower.patch.policy = Policy {
+        sequential: true,
+        advice: Advice {
+            block: "old/anchor block",
+            disambiguate: "add `- ` lines copied from the file above or below the block \
+                           until it occurs only once",
+            create: "create it with `CREATEFILE` alone in its `PATCH`",
+            update: "the file exists: edit it with `REPLACE`, `INSERT BEFORE`/`INSERT AFTER` \
+                     or `DELETE` instead of `CREATEFILE`",
+            ..Advice::default()
         },
-        diags: vec![],
+        ..Policy::default()
     };
     for pair in pairs.flatten() {
         match pair.as_rule() {
@@ -125,7 +120,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             _ => {}
         }
     }
-    finish(lower.patch, lower.diags)
+    lower.cx.finish()
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
@@ -136,11 +131,22 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
         .map(rule_names)
 }
 
+/// The shared lowering; RepoPatch adds nothing of its own.
 struct Lower<'a> {
-    text: &'a str,
-    base: usize,
-    patch: Patch<'a>,
-    diags: Vec<Diagnostic>,
+    cx: Lowering<'a>,
+}
+
+impl<'a> std::ops::Deref for Lower<'a> {
+    type Target = Lowering<'a>;
+    fn deref(&self) -> &Lowering<'a> {
+        &self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for Lower<'a> {
+    fn deref_mut(&mut self) -> &mut Lowering<'a> {
+        &mut self.cx
+    }
 }
 
 /// A line of content: the text after its one-character prefix and the
@@ -163,25 +169,9 @@ fn keyword(rule: Rule) -> &'static str {
 }
 
 impl<'a> Lower<'a> {
-    fn span(&self, pair: &Pair<Rule>) -> Span {
-        span_of(self.base, pair)
-    }
-
-    fn line_span(&self, pair: &Pair<Rule>) -> Span {
-        line_span_of(self.base, pair)
-    }
-
-    fn error(&mut self, span: Span, message: impl Into<String>, label: &str, hint: &str) {
-        self.diags.push(
-            Diagnostic::new(Code::SyntaxError, message)
-                .at(span, label)
-                .hint(hint),
-        );
-    }
-
     /// A `PATCH` or the patchset ends without its closing keyword.
     fn missing_close(&mut self, pair: &Pair<Rule>, keyword: &str, what: &str) {
-        self.error(
+        self.cx.error(
             Span::line_before(self.text, self.span(pair).start),
             format!("{what} ends without `{keyword}`"),
             "the block stops after this line",
@@ -216,7 +206,7 @@ impl<'a> Lower<'a> {
                 }
                 Rule::mixed_ops => self.mixed(p),
                 Rule::no_operation => {
-                    self.error(
+                    self.cx.error(
                         Span::line_at(self.text, self.span(&p).start),
                         "this `PATCH` has no operation",
                         "`ENDPATCH` comes before any operation",
@@ -250,7 +240,7 @@ impl<'a> Lower<'a> {
             if matches!(rule, Rule::createfile | Rule::deletefile) {
                 let kw = p.into_inner().next().map(|k| self.line_span(&k));
                 let what = keyword(rule);
-                self.error(
+                self.cx.error(
                     kw.unwrap_or_default(),
                     format!("`{what}` must be the only operation in its `PATCH`"),
                     "other operations share this `PATCH`",
@@ -283,14 +273,14 @@ impl<'a> Lower<'a> {
         let span = self.line_span(&args);
         let text = args.as_str().trim();
         if text.chars().any(|c| c.is_ascii_digit()) {
-            self.error(
+            self.cx.error(
                 span,
                 format!("`{what}` is followed by `{text}`: RepoPatch has no line numbers"),
                 "line numbers are not locators",
                 "remove the numbers; the `- ` block, copied from the file, says where the operation applies",
             );
         } else {
-            self.error(
+            self.cx.error(
                 span,
                 format!("unexpected text after `{what}`"),
                 "the keyword stands alone on its line",
@@ -319,7 +309,8 @@ impl<'a> Lower<'a> {
         let mut old: Option<Vec<Line<'a>>> = None;
         let mut old_span = None;
         let mut new = vec![];
-        let mut errors = self.diags.len();
+        // A missing old block makes its missing separator no problem of its own.
+        let mut no_old_block = false;
         for p in op.into_inner() {
             match p.as_rule() {
                 Rule::insert_before_kw
@@ -336,7 +327,7 @@ impl<'a> Lower<'a> {
                     } else {
                         "old"
                     };
-                    self.error(
+                    self.cx.error(
                         kw_span.unwrap_or_default(),
                         format!("`{what}` has no {block} block"),
                         &format!("no `- ` lines follow `{what}`"),
@@ -345,10 +336,10 @@ impl<'a> Lower<'a> {
                             if rule == Rule::delete { "" } else { ", then `---`" }
                         ),
                     );
-                    errors = usize::MAX; // the separator is not the problem
+                    no_old_block = true;
                 }
-                Rule::missing_separator if errors != usize::MAX => {
-                    self.error(
+                Rule::missing_separator if !no_old_block => {
+                    self.cx.error(
                         Span::line_at(self.text, self.span(&p).start),
                         format!("`{what}` has no `---` between its blocks"),
                         "the `. ` block starts here",
@@ -359,7 +350,7 @@ impl<'a> Lower<'a> {
                 Rule::new_block => new = self.block_lines(p, "new", what),
                 Rule::delete_extra => {
                     let span = self.line_span(&p);
-                    self.error(
+                    self.cx.error(
                         span,
                         "`DELETE` takes no new block",
                         "`DELETE` ends with its `- ` lines",
@@ -404,7 +395,7 @@ impl<'a> Lower<'a> {
     /// blank line of the block it stands in.
     fn blank_slip(&mut self, span: Span, block: &str, how: &str) {
         let right = if block == "old" { "- " } else { ". " };
-        self.diags.push(
+        self.cx.diags.push(
             Diagnostic::new(
                 Code::BlankLinePrefix,
                 format!("a blank line of the {block} block is written {how}"),
@@ -447,7 +438,7 @@ impl<'a> Lower<'a> {
                     ""
                 }
                 Rule::dot_in_old => {
-                    self.error(
+                    self.cx.error(
                         span,
                         "a `. ` line in an old/anchor block",
                         "before `---`, every line is a line of the file to find",
@@ -456,7 +447,7 @@ impl<'a> Lower<'a> {
                     continue;
                 }
                 Rule::dash_in_new => {
-                    self.error(
+                    self.cx.error(
                         span,
                         format!("a `- ` line in the new block of `{what}`"),
                         "after `---`, every line is a line to write",
@@ -466,7 +457,7 @@ impl<'a> Lower<'a> {
                     continue;
                 }
                 Rule::misplaced_separator => {
-                    self.error(
+                    self.cx.error(
                         span,
                         format!("`---` out of place in `{what}`"),
                         if what == "CREATEFILE" {
@@ -514,7 +505,7 @@ impl<'a> Lower<'a> {
                 "remove the fence lines; a fence may only surround the whole patch",
             )
         } else if let Some(kw) = misspelt_keyword(first) {
-            return self.error(
+            return self.cx.error(
                 span,
                 format!("`{}` is not a RepoPatch keyword", first.trim_end()),
                 "not a keyword",
@@ -552,7 +543,7 @@ impl<'a> Lower<'a> {
         } else {
             format!("these {} lines", lines.len())
         };
-        self.error(span, message, &label, hint);
+        self.cx.error(span, message, &label, hint);
     }
 }
 

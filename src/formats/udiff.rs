@@ -19,7 +19,8 @@ use pest::Parser;
 use pest_derive::Parser;
 
 use super::git_binary::{self, Hunk};
-use super::{finish, line_span_of, rule_names, span_of, syntax_error};
+use super::lowering::{rule_words, Lowering};
+use super::{rule_names, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, GitMode, Hint, Level, Line, Locator, NewLine, NewText, Patch,
@@ -70,7 +71,7 @@ fn rule_name(rule: &Rule) -> String {
         | Rule::rename_from
         | Rule::rename_to
         | Rule::unsupported_line => "a git extended header line",
-        other => return format!("{other:?}").replace('_', " "),
+        other => return rule_words(other),
     }
     .to_string()
 }
@@ -88,9 +89,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         })]
     })?;
     let mut lower = Lower {
-        base: body.start,
-        patch: Patch::default(),
-        diags: vec![],
+        cx: Lowering::new(text, body.start),
     };
     lower.patch.policy.advice = Advice {
         block: "hunk context",
@@ -118,7 +117,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             lower.file(pair);
         }
     }
-    finish(lower.patch, lower.diags)
+    lower.cx.finish()
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
@@ -128,9 +127,20 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
 }
 
 struct Lower<'a> {
-    base: usize,
-    patch: Patch<'a>,
-    diags: Vec<Diagnostic>,
+    cx: Lowering<'a>,
+}
+
+impl<'a> std::ops::Deref for Lower<'a> {
+    type Target = Lowering<'a>;
+    fn deref(&self) -> &Lowering<'a> {
+        &self.cx
+    }
+}
+
+impl<'a> std::ops::DerefMut for Lower<'a> {
+    fn deref_mut(&mut self) -> &mut Lowering<'a> {
+        &mut self.cx
+    }
 }
 
 /// One side of the `---`/`+++` pair.
@@ -169,14 +179,6 @@ struct Header {
 }
 
 impl<'a> Lower<'a> {
-    fn span(&self, pair: &Pair<Rule>) -> Span {
-        span_of(self.base, pair)
-    }
-
-    fn line_span(&self, pair: &Pair<Rule>) -> Span {
-        line_span_of(self.base, pair)
-    }
-
     fn file(&mut self, pair: Pair<'a, Rule>) {
         let file_span = self.span(&pair);
         let mut h = Header::default();
@@ -258,7 +260,7 @@ impl<'a> Lower<'a> {
             if let Some(span) = span {
                 d = d.at(span, "this hunk has no file to apply to");
             }
-            self.diags.push(d);
+            self.cx.diags.push(d);
             return;
         }
         let mut edits = self.hunks(hunks);
@@ -291,7 +293,7 @@ impl<'a> Lower<'a> {
     fn mode(&mut self, pair: &Pair<Rule>) -> Option<GitMode> {
         let mode = pair.clone().into_inner().next().map_or("", |m| m.as_str());
         if mode == "160000" {
-            self.diags.push(
+            self.cx.diags.push(
                 Diagnostic::new(
                     Code::UnsupportedGitPatchFeature,
                     "submodule changes are not supported",
@@ -338,7 +340,7 @@ impl<'a> Lower<'a> {
                 "binary data is written by `git diff --binary`; do not edit it",
             ),
         };
-        self.diags.push(
+        self.cx.diags.push(
             Diagnostic::new(code, what)
                 .at(first_line, "this binary hunk")
                 .hint(hint),
@@ -364,7 +366,7 @@ impl<'a> Lower<'a> {
             })
         } else {
             let Some((old_lines, old_eol)) = old else {
-                self.diags.push(
+                self.cx.diags.push(
                     Diagnostic::new(
                         Code::UnsupportedGitPatchFeature,
                         "a binary change without the old bytes",
@@ -441,7 +443,7 @@ impl<'a> Lower<'a> {
             self.span(pair).start,
             self.span(pair).start + text.find('\n').unwrap_or(0),
         );
-        self.diags.push(
+        self.cx.diags.push(
             Diagnostic::new(Code::UnsupportedGitPatchFeature, what)
                 .at(first_line, "outside the supported unified-diff subset")
                 .hint(hint),
@@ -498,7 +500,7 @@ impl<'a> Lower<'a> {
             } else {
                 "malformed hunk header"
             };
-            self.diags.push(
+            self.cx.diags.push(
                 Diagnostic::new(Code::InvalidHunkHeader, what)
                     .at(header_span, "expected `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@`")
                     .hint("write the header as `@@ -12,5 +12,6 @@`; the numbers may be approximate, the context lines decide"),
@@ -572,7 +574,7 @@ impl<'a> Lower<'a> {
                     Some(Rule::removed_line) => edit.old_no_eol = true,
                     Some(Rule::added_line) => edit.new_no_eol = true,
                     _ => {
-                        self.diags.push(
+                        self.cx.diags.push(
                             Diagnostic::new(
                                 Code::InvalidHunkBody,
                                 "`\\ No newline at end of file` must follow a line",
@@ -600,7 +602,7 @@ impl<'a> Lower<'a> {
                     edit.new.pop();
                 }
                 let first = trailing_empty[trailing_empty.len() - excess];
-                self.diags.push(
+                self.cx.diags.push(
                     Diagnostic::new(
                         Code::TrailingBlankContextDropped,
                         format!("{excess} empty line(s) after the hunk were read as a separator"),
@@ -614,7 +616,7 @@ impl<'a> Lower<'a> {
         let body_old = edit.old.len();
         let (want_old, want_new) = (old_count.unwrap_or(1), new_count.unwrap_or(1));
         if body_old != want_old || body_new != want_new {
-            self.diags.push(
+            self.cx.diags.push(
                 Diagnostic::new(
                     Code::HunkCountMismatch,
                     format!(
@@ -656,7 +658,7 @@ impl<'a> Lower<'a> {
             for (side, want, which) in [(&old, from, "---"), (&new, to, "+++")] {
                 if let Some((Side::Path(p, pspan), _)) = side {
                     if p != &want.text {
-                        self.diags.push(
+                        self.cx.diags.push(
                             Diagnostic::new(
                                 Code::RenamePathMismatch,
                                 format!("`{which} {p}` disagrees with the rename header `{}`", want.text),
@@ -684,7 +686,7 @@ impl<'a> Lower<'a> {
         }
         if h.rename_from.is_some() != h.rename_to.is_some() {
             let r = h.rename_from.as_ref().or(h.rename_to.as_ref())?;
-            self.diags.push(
+            self.cx.diags.push(
                 Diagnostic::new(
                     Code::RenamePathMismatch,
                     "a rename needs both `rename from` and `rename to`",
@@ -700,7 +702,7 @@ impl<'a> Lower<'a> {
                 // A git header alone: an empty file added or deleted, or a mode change.
                 let Some((path, gspan)) = git_path else {
                     let gspan = h.git.as_ref().map_or(span, |g| g.1);
-                    self.diags.push(
+                    self.cx.diags.push(
                         Diagnostic::new(
                             Code::MissingFileHeader,
                             "cannot tell the file from this `diff --git` line",
@@ -748,7 +750,7 @@ impl<'a> Lower<'a> {
                         eol: None,
                     })
                 } else {
-                    self.diags.push(
+                    self.cx.diags.push(
                         Diagnostic::new(
                             Code::MissingFileHeader,
                             "`diff --git` with no change after it",
@@ -781,7 +783,7 @@ impl<'a> Lower<'a> {
                     if let Some(NewLine::Add(line)) =
                         e.new.iter().find(|n| matches!(n, NewLine::Add(_)))
                     {
-                        self.diags.push(
+                        self.cx.diags.push(
                             Diagnostic::new(
                                 Code::InvalidHunkBody,
                                 "a deleted file (`+++ /dev/null`) cannot gain lines",
@@ -808,7 +810,7 @@ impl<'a> Lower<'a> {
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
                 if a != b {
-                    self.diags.push(
+                    self.cx.diags.push(
                         Diagnostic::new(Code::RenamePathMismatch, format!("`---` names `{a}` but `+++` names `{b}`"))
                             .at(bspan, "a different path")
                             .secondary(aspan, "the old path")
@@ -837,7 +839,7 @@ impl<'a> Lower<'a> {
             (Some((Side::DevNull, s)), Some((Side::DevNull, _)))
             | (Some((_, s)), None)
             | (None, Some((_, s))) => {
-                self.diags.push(
+                self.cx.diags.push(
                     Diagnostic::new(Code::MissingFileHeader, "need one real path in `---`/`+++`")
                         .at(s, "no file to patch")
                         .hint("write `--- a/PATH` and `+++ b/PATH` (or /dev/null on one side to add or delete)"),
@@ -854,7 +856,7 @@ impl<'a> Lower<'a> {
         };
         for e in edits {
             if let Some(old) = e.old.first() {
-                self.diags.push(
+                self.cx.diags.push(
                     Diagnostic::new(
                         Code::InvalidHunkBody,
                         "a new file (`--- /dev/null`) can only have `+` lines",

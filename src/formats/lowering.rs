@@ -1,0 +1,71 @@
+//! What every format's lowering shares: the patch text (spans are offsets
+//! into it), where the parsed body starts, the patch being built, and the
+//! diagnostics, with the helpers that turn pest pairs into spans and
+//! problems into diagnostics. A format's `Lower` holds one and adds only
+//! what is special to it.
+
+use pest::iterators::Pair;
+use pest::RuleType;
+
+use super::{line_span_of, span_of};
+use crate::error::{Code, Diagnostic};
+use crate::ir::{Patch, Span};
+
+pub(crate) struct Lowering<'t> {
+    /// The whole (unwrapped) patch text.
+    pub text: &'t str,
+    /// Where the parsed body starts in `text`.
+    pub base: usize,
+    pub patch: Patch<'t>,
+    pub diags: Vec<Diagnostic>,
+}
+
+impl<'t> Lowering<'t> {
+    pub fn new(text: &'t str, base: usize) -> Self {
+        Lowering {
+            text,
+            base,
+            patch: Patch::default(),
+            diags: vec![],
+        }
+    }
+
+    /// The span of a pair in the whole text.
+    pub fn span<R: RuleType>(&self, pair: &Pair<'_, R>) -> Span {
+        span_of(self.base, pair)
+    }
+
+    /// The span of a line pair, without its newline.
+    pub fn line_span<R: RuleType>(&self, pair: &Pair<'_, R>) -> Span {
+        line_span_of(self.base, pair)
+    }
+
+    /// A `syntax_error`: the patch cannot mean anything here.
+    pub fn error(&mut self, span: Span, message: impl Into<String>, label: &str, hint: &str) {
+        self.diags.push(
+            Diagnostic::new(Code::SyntaxError, message)
+                .at(span, label)
+                .hint(hint),
+        );
+    }
+
+    /// A warning with `code`.
+    pub fn warn(&mut self, code: Code, span: Span, message: impl Into<String>, label: &str) {
+        self.diags
+            .push(Diagnostic::new(code, message).at(span, label));
+    }
+
+    /// The patch with its warnings, or every problem if any is an error.
+    pub fn finish(self) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
+        if self.diags.iter().any(Diagnostic::is_error) {
+            Err(self.diags)
+        } else {
+            Ok((self.patch, self.diags))
+        }
+    }
+}
+
+/// A rule named in an error message: its name, with spaces for `_`.
+pub(crate) fn rule_words<R: std::fmt::Debug>(rule: &R) -> String {
+    format!("{rule:?}").replace('_', " ")
+}
