@@ -19,9 +19,7 @@ use std::sync::Arc;
 use super::find::{self, Want};
 use super::text::{FileText, Region};
 use crate::error::{Code, Diagnostic, TargetLabel};
-use crate::ir::{
-    Edit, Hint, Level, Line, NestingGuard, NewLine, Place, Policy, RangeEnd, Span, Uniqueness,
-};
+use crate::ir::{Edit, Hint, Level, Line, NewLine, Policy, RangeEnd, Span, Uniqueness};
 use crate::paths::RelPath;
 
 /// An edit given its place: the new block replaces the lines `at` (empty
@@ -72,13 +70,6 @@ pub struct Locating<'a, 'f> {
     pub placed: Vec<Placed>,
     /// Where the previous edit left off.
     pub cursor: usize,
-}
-
-/// An edit's lines after locating, before a place is decided.
-struct Found {
-    region: Region,
-    /// The block matched only at a relaxed level.
-    level: Level,
 }
 
 impl<'a, 'f> Locating<'a, 'f> {
@@ -190,7 +181,6 @@ impl<'a, 'f> Locating<'a, 'f> {
     ) -> Result<Option<Placed>, Miss> {
         let edit = &edits[i];
         let loc = &edit.locator;
-        let n = self.file.len();
         let mut from = match loc.uniqueness {
             Uniqueness::FirstAfterCursor | Uniqueness::UniqueAfterCursor => self.cursor,
             Uniqueness::UniqueInFile => 0,
@@ -204,77 +194,96 @@ impl<'a, 'f> Locating<'a, 'f> {
             from = self.anchor(edit, anchor, from, first_only)?;
             first_only = true;
         }
-        let found = if loc.hint == Some(Hint::Whole) {
-            let whole = n == edit.old.len() && self.exact_at(0, &edit.old);
-            if !whole {
-                return Err(Miss::NotFound {
-                    part: Part::Block,
-                    from: 0,
-                });
-            }
-            Found {
-                region: Region::new(0, n),
-                level: Level::Exact,
-            }
-        } else if edit.old.is_empty() {
-            let at = if loc.at_start {
-                if self.cursor > 0 {
-                    return Err(Miss::BeforeCursor);
-                }
-                0
-            } else if loc.at_eof {
-                n
-            } else if anchor.is_some() {
-                from
-            } else {
-                match loc.hint {
-                    Some(Hint::Near(h)) => h.saturating_add_signed(drift),
-                    _ => from,
-                }
-            };
-            if at > n {
-                return Err(Miss::PastEnd(at));
-            }
-            Found {
-                region: Region::new(at, at),
-                level: Level::Exact,
-            }
+        let found = if edit.old.is_empty() {
+            Ok((
+                self.insertion_point(edit, from, anchor.is_some(), drift)?,
+                Level::Exact,
+            ))
         } else {
-            let near = match loc.hint {
-                Some(Hint::Near(h)) => Some(h.saturating_add_signed(drift)),
-                _ => None,
-            };
-            let at_hint = near.filter(|&h| {
-                h >= from
-                    && (!loc.at_eof || h.checked_add(edit.old.len()) == Some(n))
-                    && self.exact_at(h, &edit.old)
-            });
-            match at_hint {
-                Some(h) => Found {
-                    region: Region::new(h, h + edit.old.len()),
-                    level: Level::Exact,
-                },
-                None => match self.search(
-                    &edit.old,
-                    loc.levels,
-                    from,
-                    first_only,
-                    loc.at_eof,
-                    Part::Block,
-                ) {
-                    Ok((region, level)) => Found { region, level },
-                    Err(Miss::NotFound { .. }) if self.policy.skip_applied => {
-                        return self.absent(edit, from);
-                    }
-                    Err(miss) => return Err(miss),
-                },
+            self.block(edit, from, first_only, drift)
+        };
+        let (region, level) = match found {
+            Err(Miss::NotFound { .. }) if self.policy.skip_applied => {
+                return self.absent(edit, from);
+            }
+            found => found?,
+        };
+        if level.is_slip() {
+            self.slip(edit, Part::Block, region, level);
+        }
+        let region = self.extend(edit, region)?;
+        self.place(edits, i, region)
+    }
+
+    /// Where an edit without an old block goes: the start or the end of
+    /// the file, right after its anchor, or its line hint.
+    fn insertion_point(
+        &self,
+        edit: &Edit,
+        from: usize,
+        anchored: bool,
+        drift: isize,
+    ) -> Result<Region, Miss> {
+        let loc = &edit.locator;
+        let n = self.file.len();
+        let at = if loc.at_start {
+            if self.cursor > 0 {
+                return Err(Miss::BeforeCursor);
+            }
+            0
+        } else if loc.at_eof {
+            n
+        } else if anchored {
+            from
+        } else {
+            match loc.hint {
+                Some(Hint::Near(h)) => h.saturating_add_signed(drift),
+                _ => from,
             }
         };
-        if found.level.is_slip() {
-            self.slip(edit, Part::Block, found.region, found.level);
+        if at > n {
+            return Err(Miss::PastEnd(at));
         }
-        let region = self.extend(edit, found.region)?;
-        self.place(edits, i, region)
+        Ok(Region::new(at, at))
+    }
+
+    /// Where the edit's old block is: the whole file (`Hint::Whole`), an
+    /// exact match at its line hint, or else the first level that finds it.
+    fn block(
+        &self,
+        edit: &Edit,
+        from: usize,
+        first_only: bool,
+        drift: isize,
+    ) -> Result<(Region, Level), Miss> {
+        let loc = &edit.locator;
+        let n = self.file.len();
+        let len = edit.old.len();
+        if loc.hint == Some(Hint::Whole) {
+            return if n == len && self.exact_at(0, &edit.old) {
+                Ok((Region::new(0, n), Level::Exact))
+            } else {
+                Err(Miss::NotFound {
+                    part: Part::Block,
+                    from: 0,
+                })
+            };
+        }
+        if let Some(Hint::Near(h)) = loc.hint {
+            let h = h.saturating_add_signed(drift);
+            let fits = h >= from && (!loc.at_eof || h.checked_add(len) == Some(n));
+            if fits && self.exact_at(h, &edit.old) {
+                return Ok((Region::new(h, h + len), Level::Exact));
+            }
+        }
+        self.search(
+            &edit.old,
+            loc.levels,
+            from,
+            first_only,
+            loc.at_eof,
+            Part::Block,
+        )
     }
 
     /// Whether `block` matches exactly at line `at`.
@@ -285,7 +294,7 @@ impl<'a, 'f> Locating<'a, 'f> {
 
     /// Finds `block` at or after `from`, at the first of `levels` that
     /// finds it. Several matches are an error unless `first_only`.
-    fn search(
+    pub(super) fn search(
         &self,
         block: &[Line],
         levels: &[Level],
@@ -397,338 +406,8 @@ impl<'a, 'f> Locating<'a, 'f> {
         }
     }
 
-    /// The region after the range end, `scope_end` and blank-line widening.
-    fn extend(&mut self, edit: &Edit, mut region: Region) -> Result<Region, Miss> {
-        let loc = &edit.locator;
-        let n = self.file.len();
-        match &loc.range_end {
-            None => {}
-            Some(RangeEnd::Eof) => region.end = n,
-            Some(RangeEnd::Lines(tail)) => region.end = self.range_end(edit, tail, region)?,
-        }
-        if loc.scope_end {
-            // An empty region (`^`, `$`) has no last line to open a block.
-            match (!region.is_empty())
-                .then(|| self.block_end(region.end - 1))
-                .flatten()
-            {
-                Some(end) => region.end = end.max(region.end),
-                None => self.warnings.push(
-                    Diagnostic::new(
-                        Code::ScopeEndIgnored,
-                        "`scope_end` is ignored: the snippet's last line opens no block",
-                    )
-                    .at(edit.span, "no block to extend to")
-                    .path(self.rel.as_str())
-                    .hint(
-                        "point the snippet at a line that opens a block (`fn f() {`, `def f():`)",
-                    ),
-                ),
-            }
-        }
-        for _ in 0..loc.widen.0 {
-            if region.start > self.cursor && self.file.is_blank(region.start - 1) {
-                region.start -= 1;
-            }
-        }
-        for _ in 0..loc.widen.1 {
-            if region.end < n && self.file.is_blank(region.end) {
-                region.end += 1;
-            }
-        }
-        Ok(region)
-    }
-
-    /// Where the range that starts with `region` ends.
-    fn range_end(&mut self, edit: &Edit, tail: &[Line], region: Region) -> Result<usize, Miss> {
-        let level = Level::BlankLinesIgnored;
-        let want = Want::new(tail, level);
-        let corrected = |why: &str, label: &str| {
-            Diagnostic::new(
-                Code::RangeAutoCorrected,
-                format!("the `snippet_tail` is {why}; the snippet alone is the region"),
-            )
-            .at(lines_span(tail), label.to_string())
-        };
-        if self.policy.correct_ranges && Want::new(&edit.old, level).keys().ends_with(want.keys()) {
-            let d = corrected("the end of the `snippet`", "already inside the snippet")
-                .path(self.rel.as_str())
-                .hint("give `snippet_tail` only when the range runs past the snippet");
-            self.warnings.push(d);
-            return Ok(region.end);
-        }
-        match self.search(
-            tail,
-            edit.locator.levels,
-            region.end,
-            true,
-            false,
-            Part::RangeEnd,
-        ) {
-            Ok((r, level)) => {
-                if level.is_slip() {
-                    self.slip(edit, Part::RangeEnd, r, level);
-                }
-                Ok(r.end)
-            }
-            Err(_)
-                if self.policy.correct_ranges
-                    && want.keys() == Want::new(&new_lines(edit), level).keys() =>
-            {
-                let d = corrected(
-                    "the new `content`, not text of the file",
-                    "this is the content",
-                )
-                .path(self.rel.as_str());
-                self.warnings.push(d);
-                Ok(region.end)
-            }
-            Err(_) => Err(Miss::NotFound {
-                part: Part::RangeEnd,
-                from: region.end,
-            }),
-        }
-    }
-
-    /// The end (exclusive) of the block that line `l` opens: by bracket
-    /// nesting, else by indentation.
-    fn block_end(&self, l: usize) -> Option<usize> {
-        let file = self.file;
-        let mut d = depth(file.line(l));
-        if d > 0 {
-            for j in l + 1..file.len() {
-                d += depth(file.line(j));
-                if d <= 0 {
-                    return Some(j + 1);
-                }
-            }
-            return None;
-        }
-        let base = indent(file.line(l));
-        let mut last = l;
-        for j in l + 1..file.len() {
-            if file.is_blank(j) {
-                continue;
-            }
-            if indent(file.line(j)) > base {
-                last = j;
-            } else {
-                break;
-            }
-        }
-        (last > l).then_some(last + 1)
-    }
-
-    /// Decides where the new block goes around `region`, or that it is
-    /// there already; moves the cursor.
-    fn place(&mut self, edits: &[Edit], i: usize, region: Region) -> Result<Option<Placed>, Miss> {
-        let edit = &edits[i];
-        let content = new_lines(edit);
-        let skip = self.policy.skip_applied;
-        let placed = |at: Region| Placed {
-            at,
-            edit: i,
-            blank_first: false,
-        };
-        match edit.place {
-            Place::Replace => {
-                if skip && !content.is_empty() && self.reads_as(region, &content) {
-                    self.done_already(edit, region.end, "the target already reads as the content");
-                    return Ok(None);
-                }
-                self.cursor = region.end;
-                Ok(Some(placed(region)))
-            }
-            Place::After => {
-                if content.is_empty() {
-                    return Ok(None);
-                }
-                let moved = self.nested(region, &content);
-                for end in [Some(region.end), moved].into_iter().flatten() {
-                    if let Some(r) = skip.then(|| self.follows(end, &content)).flatten() {
-                        self.done_already(edit, r.end, "the content already follows the snippet");
-                        return Ok(None);
-                    }
-                }
-                let mut at = Region::new(region.end, region.end);
-                if let Some(end) = moved {
-                    if self.policy.nesting_guard != Some(NestingGuard::Move) {
-                        return Err(Miss::Nested(region));
-                    }
-                    let d = Diagnostic::new(Code::NestingGuardMoved, "the content is a top-level declaration; it goes after the block the snippet opens, not inside it")
-                        .at(edit.span, "moved past the block")
-                        .path(self.rel.as_str())
-                        .target(self.target(Region::new(region.start, end), "this block".into()));
-                    self.warnings.push(d);
-                    at = Region::new(end, end);
-                }
-                self.cursor = self.cursor.max(at.end);
-                Ok(Some(Placed {
-                    at,
-                    edit: i,
-                    blank_first: moved.is_some(),
-                }))
-            }
-            Place::Before => {
-                if content.is_empty() {
-                    return Ok(None);
-                }
-                if skip && self.precedes(edits, region.start, &content) {
-                    self.done_already(
-                        edit,
-                        region.start,
-                        "the content already precedes the snippet",
-                    );
-                    return Ok(None);
-                }
-                self.cursor = self.cursor.max(region.start);
-                Ok(Some(placed(Region::new(region.start, region.start))))
-            }
-        }
-    }
-
-    /// The nesting guard (ap 3.2 §3.6): an insertion after a line that
-    /// opens a block, of content that is itself a block-opening
-    /// declaration at column 0, belongs after that block: its end.
-    fn nested(&self, region: Region, content: &[Line]) -> Option<usize> {
-        self.policy.nesting_guard?;
-        if region.is_empty() {
-            return None;
-        }
-        let line = self.file.line(region.end - 1);
-        let opens = |l: &str| depth(l) > 0 || l.trim_end().ends_with(':');
-        let first = content.iter().find(|l| !l.text.trim().is_empty())?;
-        let guarded = opens(line) && opens(&first.text) && indent(&first.text) == 0;
-        guarded.then(|| self.block_end(region.end - 1)).flatten()
-    }
-
-    /// A block that is not there, under `skip_applied`: a deletion whose
-    /// lines no earlier edit removed is done already, and so is a
-    /// replacement whose content is there; anything else is a miss.
-    fn absent(&mut self, edit: &Edit, from: usize) -> Result<Option<Placed>, Miss> {
-        let content = new_lines(edit);
-        if edit.place == Place::Replace
-            && content.is_empty()
-            && self.consumed_by(&edit.old).is_none()
-        {
-            self.done_already(edit, self.cursor, "the snippet is not in the file");
-            return Ok(None);
-        }
-        if edit.place == Place::Replace && !content.is_empty() {
-            let want = Want::new(&content, Level::BlankLinesIgnored);
-            if let Some(r) = find::find(self.file, &want, from, self.file.len(), 1).first() {
-                self.done_already(edit, r.end, "the snippet is gone and the content is there");
-                return Ok(None);
-            }
-        }
-        Err(Miss::NotFound {
-            part: Part::Block,
-            from,
-        })
-    }
-
-    /// The earlier edit that replaced or removed lines where `block` was.
-    pub fn consumed_by(&self, block: &[Line]) -> Option<usize> {
-        if block.is_empty() {
-            return None;
-        }
-        let want = Want::new(block, Level::BlankLinesIgnored);
-        find::find(self.file, &want, 0, self.cursor, usize::MAX)
-            .iter()
-            .find_map(|r| {
-                self.placed
-                    .iter()
-                    .find(|p| !p.at.is_empty() && r.start < p.at.end && p.at.start < r.end)
-                    .map(|p| p.edit)
-            })
-    }
-
-    /// Whether the non-blank lines of `region` are `content`'s.
-    fn reads_as(&self, region: Region, content: &[Line]) -> bool {
-        let want = Want::new(content, Level::BlankLinesIgnored);
-        let Some(first) = (region.start..region.end).find(|&l| !self.file.is_blank(l)) else {
-            return false;
-        };
-        find::match_at(self.file, first, &want).is_some_and(|r| {
-            r.end <= region.end && (r.end..region.end).all(|l| self.file.is_blank(l))
-        })
-    }
-
-    /// The lines `content` covers when its non-blank lines come next from
-    /// line `at` on.
-    fn follows(&self, at: usize, content: &[Line]) -> Option<Region> {
-        let first = (at..self.file.len()).find(|&l| !self.file.is_blank(l))?;
-        find::match_at(
-            self.file,
-            first,
-            &Want::new(content, Level::BlankLinesIgnored),
-        )
-    }
-
-    /// Whether the text just before line `at`, as the edits so far leave
-    /// it, ends with `content` (blank lines and surrounding whitespace aside).
-    fn precedes(&self, edits: &[Edit], at: usize, content: &[Line]) -> bool {
-        let want = Want::new(content, Level::BlankLinesIgnored);
-        let need = want.keys().len();
-        let mut seen: Vec<&str> = vec![];
-        let mut pos = at;
-        for p in self.placed.iter().rev() {
-            if seen.len() >= need {
-                break;
-            }
-            seen.extend(
-                (p.at.end..pos.max(p.at.end))
-                    .rev()
-                    .map(|l| self.file.line(l).trim())
-                    .filter(|t| !t.is_empty()),
-            );
-            let edit = &edits[p.edit];
-            for new in edit.new.iter().rev() {
-                let text = match new {
-                    NewLine::Keep(j) => edit.old[*j].text.trim(),
-                    NewLine::Add(l) => l.text.trim(),
-                };
-                if !text.is_empty() {
-                    seen.push(text);
-                }
-            }
-            pos = p.at.start;
-        }
-        if seen.len() < need {
-            seen.extend(
-                (0..pos)
-                    .rev()
-                    .map(|l| self.file.line(l).trim())
-                    .filter(|t| !t.is_empty())
-                    .take(need),
-            );
-        }
-        seen.len() >= need
-            && seen[..need]
-                .iter()
-                .rev()
-                .copied()
-                .eq(want.keys().iter().map(|k| k.as_ref()))
-    }
-
-    /// An edit skipped because its result is there already.
-    fn done_already(&mut self, edit: &Edit, to: usize, why: &str) {
-        self.warnings.push(
-            Diagnostic::new(
-                Code::AlreadyApplied,
-                format!(
-                    "{} skipped: {why}",
-                    self.policy.advice.op_name(edit.place, edit.new.is_empty())
-                ),
-            )
-            .at(edit.span, "already applied")
-            .path(self.rel.as_str()),
-        );
-        self.cursor = self.cursor.max(to);
-    }
-
     /// A block matched at a relaxed level: a warning that names it.
-    fn slip(&mut self, edit: &Edit, part: Part, r: Region, level: Level) {
+    pub(super) fn slip(&mut self, edit: &Edit, part: Part, r: Region, level: Level) {
         let d = if level == Level::SoftStart {
             let lines = part.lines(edit);
             Diagnostic::new(
@@ -786,171 +465,5 @@ pub fn lines_span(lines: &[Line]) -> Span {
     match (lines.first(), lines.last()) {
         (Some(a), Some(b)) => a.span.to(b.span),
         _ => Span::default(),
-    }
-}
-
-/// Brackets a line opens minus those it closes.
-fn depth(line: &str) -> i64 {
-    line.chars()
-        .map(|c| match c {
-            '(' | '[' | '{' => 1,
-            ')' | ']' | '}' => -1,
-            _ => 0,
-        })
-        .sum()
-}
-
-fn indent(line: &str) -> usize {
-    line.len() - line.trim_start().len()
-}
-
-#[cfg(test)]
-mod tests {
-    //! The locator features no udiff fixture reaches: anchors, range ends,
-    //! the cursor rule and the normalised pass, on hand-built edits.
-    use crate::apply::{plan, Change, MemTree};
-    use crate::error::Code;
-    use crate::ir::{
-        Action, Edit, FileOp, Level, Line, Locator, NewLine, Patch, PathRef, Place, RangeEnd, Span,
-        Uniqueness,
-    };
-
-    fn lines(texts: &[&'static str]) -> Vec<Line<'static>> {
-        Line::unplaced(texts)
-    }
-
-    fn edit(
-        old: &[&'static str],
-        add: &[&'static str],
-        locator: Locator<'static>,
-    ) -> Edit<'static> {
-        Edit {
-            old: lines(old),
-            new: lines(add).into_iter().map(NewLine::Add).collect(),
-            old_no_eol: false,
-            new_no_eol: false,
-            own_eol: false,
-            place: Place::Replace,
-            locator,
-            span: Span::default(),
-        }
-    }
-
-    fn locator(uniqueness: Uniqueness) -> Locator<'static> {
-        Locator::plain(uniqueness, &[Level::Exact])
-    }
-
-    /// Applies `edits` to `f.txt` holding `text`: the new text, or the codes.
-    fn check(text: &str, edits: Vec<Edit<'static>>) -> Result<String, Vec<(Code, String)>> {
-        let tree = MemTree::default().with_file("f.txt", text);
-        let path = PathRef {
-            text: "f.txt".into(),
-            span: Span::default(),
-        };
-        let op = FileOp {
-            path,
-            action: Action::Modify {
-                edits,
-                move_to: None,
-            },
-            span: Span::default(),
-            mode: None,
-            old_mode: None,
-            eol: None,
-        };
-        let patch = Patch {
-            files: vec![op],
-            ..Patch::default()
-        };
-        let plan = plan(&patch, &tree, None).map_err(|ds| {
-            ds.into_iter()
-                .map(|d| (d.code, d.message))
-                .collect::<Vec<_>>()
-        })?;
-        Ok(match &plan.changes[0] {
-            Change::Write { output, .. } => output.to_text(),
-            other => format!("{other:?}"),
-        })
-    }
-
-    #[test]
-    fn anchor_scopes_the_block() {
-        let text = "fn a() {\n    x = 1;\n}\nfn b() {\n    x = 1;\n}\n";
-        let mut loc = locator(Uniqueness::UniqueInFile);
-        assert_eq!(
-            check(
-                text,
-                vec![edit(&["    x = 1;"], &["    x = 2;"], loc.clone())]
-            )
-            .unwrap_err()[0]
-                .0,
-            Code::AmbiguousContext
-        );
-        loc.anchor = Some(lines(&["fn b() {"]));
-        assert_eq!(
-            check(
-                text,
-                vec![edit(&["    x = 1;"], &["    x = 2;"], loc.clone())]
-            )
-            .unwrap(),
-            text.replace("fn b() {\n    x = 1;", "fn b() {\n    x = 2;")
-        );
-        // A pure insertion goes right after the anchor.
-        assert_eq!(
-            check(text, vec![edit(&[], &["    y = 0;"], loc.clone())]).unwrap(),
-            text.replace("fn b() {\n", "fn b() {\n    y = 0;\n")
-        );
-        loc.anchor = Some(lines(&["fn c() {"]));
-        let errs = check(text, vec![edit(&["    x = 1;"], &[], loc.clone())]).unwrap_err();
-        assert_eq!(errs[0].0, Code::ContextNotFound);
-        assert!(errs[0].1.starts_with("anchor not found"), "{}", errs[0].1);
-        loc.anchor = Some(lines(&["}"]));
-        let errs = check(text, vec![edit(&["    x = 1;"], &[], loc)]).unwrap_err();
-        assert_eq!(errs[0].0, Code::AmbiguousContext);
-        assert!(
-            errs[0].1.starts_with("anchor matches 2 places"),
-            "{}",
-            errs[0].1
-        );
-    }
-
-    #[test]
-    fn range_end_extends_the_region() {
-        let mut loc = locator(Uniqueness::UniqueInFile);
-        loc.range_end = Some(RangeEnd::Lines(lines(&["end"])));
-        let text = "start\na\nb\nend\nafter\n";
-        assert_eq!(
-            check(text, vec![edit(&["start"], &["X"], loc.clone())]).unwrap(),
-            "X\nafter\n"
-        );
-        let errs = check("start\na\n", vec![edit(&["start"], &["X"], loc)]).unwrap_err();
-        assert!(
-            errs[0].1.starts_with("range end not found"),
-            "{}",
-            errs[0].1
-        );
-    }
-
-    #[test]
-    fn cursor_rule_takes_the_first_match_after_the_previous_edit() {
-        let loc = locator(Uniqueness::FirstAfterCursor);
-        let edits = vec![
-            edit(&["x"], &["one"], loc.clone()),
-            edit(&["x"], &["two"], loc),
-        ];
-        assert_eq!(check("x\nx\nx\n", edits).unwrap(), "one\ntwo\nx\n");
-    }
-
-    #[test]
-    fn normalised_pass_folds_typographic_punctuation_and_keeps_file_text() {
-        let mut loc = locator(Uniqueness::UniqueInFile);
-        loc.levels = &[Level::Exact, Level::Trimmed, Level::Normalized];
-        let mut e = edit(&["say(\"hi\") - ok", "next"], &["added"], loc);
-        e.new = vec![NewLine::Keep(0), NewLine::Add(lines(&["added"]).remove(0))];
-        let text = "  say(\u{201C}hi\u{201D}) \u{2014} ok\nnext\n";
-        assert_eq!(
-            check(text, vec![e]).unwrap(),
-            "  say(\u{201C}hi\u{201D}) \u{2014} ok\nadded\n"
-        );
     }
 }

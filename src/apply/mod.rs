@@ -8,7 +8,9 @@
 //! - `edit.rs`: a file's edits to its new text: in the original, or in order.
 //! - `text.rs`: the one line splitter, the keys lines compare by, the line index.
 //! - `find.rs`: the match levels: where a block occurs, and the nearest text.
-//! - `locate.rs`: the one engine: anchor, block, range, scope, place, done already.
+//! - `locate.rs`: the one engine: each edit's anchor and block, at the match levels.
+//! - `extent.rs`: how far a found region reaches: range end, `scope_end`, blank lines.
+//! - `place.rs`: where the new block goes around it, and whether it is there already.
 //! - `explain.rs`: why an edit has no place, for the model.
 //! - `sequential.rs`: edits located in the file as the earlier ones left it.
 //! - `evolve.rs`: that file, as a linked list of lines.
@@ -28,14 +30,18 @@ pub mod beneath;
 pub mod commit;
 mod dirs;
 mod edit;
+#[cfg(test)]
+mod engine_tests;
 mod evolve;
 mod explain;
+mod extent;
 mod find;
 pub mod fs;
 pub mod journal;
 mod locate;
 mod op;
 pub mod output;
+mod place;
 pub mod plan;
 pub mod root;
 mod sequential;

@@ -1,0 +1,227 @@
+//! Where an edit's new block goes around the region its locator found
+//! ([`Place`]), and, under the policy's `skip_applied` (ap §3.1), whether
+//! its result is there already: the content already in place, following
+//! or preceding, a deleted block gone and not by an earlier edit. The
+//! nesting guard (ap 3.2 §3.6) is decided here too.
+
+use super::extent::{depth, indent};
+use super::find::{self, Want};
+use super::locate::{new_lines, Locating, Miss, Part, Placed};
+use super::text::Region;
+use crate::error::{Code, Diagnostic};
+use crate::ir::{Edit, Level, Line, NestingGuard, NewLine, Place};
+
+impl Locating<'_, '_> {
+    /// Decides where the new block goes around `region`, or that it is
+    /// there already; moves the cursor.
+    pub(super) fn place(
+        &mut self,
+        edits: &[Edit],
+        i: usize,
+        region: Region,
+    ) -> Result<Option<Placed>, Miss> {
+        let edit = &edits[i];
+        let content = new_lines(edit);
+        let skip = self.policy.skip_applied;
+        let placed = |at: Region| Placed {
+            at,
+            edit: i,
+            blank_first: false,
+        };
+        match edit.place {
+            Place::Replace => {
+                if skip && !content.is_empty() && self.reads_as(region, &content) {
+                    self.done_already(edit, region.end, "the target already reads as the content");
+                    return Ok(None);
+                }
+                self.cursor = region.end;
+                Ok(Some(placed(region)))
+            }
+            Place::After => {
+                if content.is_empty() {
+                    return Ok(None);
+                }
+                let moved = self.nested(region, &content);
+                for end in [Some(region.end), moved].into_iter().flatten() {
+                    if let Some(r) = skip.then(|| self.follows(end, &content)).flatten() {
+                        self.done_already(edit, r.end, "the content already follows the snippet");
+                        return Ok(None);
+                    }
+                }
+                let mut at = Region::new(region.end, region.end);
+                if let Some(end) = moved {
+                    if self.policy.nesting_guard != Some(NestingGuard::Move) {
+                        return Err(Miss::Nested(region));
+                    }
+                    let d = Diagnostic::new(Code::NestingGuardMoved, "the content is a top-level declaration; it goes after the block the snippet opens, not inside it")
+                        .at(edit.span, "moved past the block")
+                        .path(self.rel.as_str())
+                        .target(self.target(Region::new(region.start, end), "this block".into()));
+                    self.warnings.push(d);
+                    at = Region::new(end, end);
+                }
+                self.cursor = self.cursor.max(at.end);
+                Ok(Some(Placed {
+                    at,
+                    edit: i,
+                    blank_first: moved.is_some(),
+                }))
+            }
+            Place::Before => {
+                if content.is_empty() {
+                    return Ok(None);
+                }
+                if skip && self.precedes(edits, region.start, &content) {
+                    self.done_already(
+                        edit,
+                        region.start,
+                        "the content already precedes the snippet",
+                    );
+                    return Ok(None);
+                }
+                self.cursor = self.cursor.max(region.start);
+                Ok(Some(placed(Region::new(region.start, region.start))))
+            }
+        }
+    }
+
+    /// The nesting guard (ap 3.2 §3.6): an insertion after a line that
+    /// opens a block, of content that is itself a block-opening
+    /// declaration at column 0, belongs after that block: its end.
+    pub(super) fn nested(&self, region: Region, content: &[Line]) -> Option<usize> {
+        self.policy.nesting_guard?;
+        if region.is_empty() {
+            return None;
+        }
+        let line = self.file.line(region.end - 1);
+        let opens = |l: &str| depth(l) > 0 || l.trim_end().ends_with(':');
+        let first = content.iter().find(|l| !l.text.trim().is_empty())?;
+        let guarded = opens(line) && opens(&first.text) && indent(&first.text) == 0;
+        guarded.then(|| self.block_end(region.end - 1)).flatten()
+    }
+
+    /// A block that is not there, under `skip_applied`: a deletion whose
+    /// lines no earlier edit removed is done already, and so is a
+    /// replacement whose content is there; anything else is a miss.
+    pub(super) fn absent(&mut self, edit: &Edit, from: usize) -> Result<Option<Placed>, Miss> {
+        let content = new_lines(edit);
+        if edit.place == Place::Replace
+            && content.is_empty()
+            && self.consumed_by(&edit.old).is_none()
+        {
+            self.done_already(edit, self.cursor, "the snippet is not in the file");
+            return Ok(None);
+        }
+        if edit.place == Place::Replace && !content.is_empty() {
+            let want = Want::new(&content, Level::BlankLinesIgnored);
+            if let Some(r) = find::find(self.file, &want, from, self.file.len(), 1).first() {
+                self.done_already(edit, r.end, "the snippet is gone and the content is there");
+                return Ok(None);
+            }
+        }
+        Err(Miss::NotFound {
+            part: Part::Block,
+            from,
+        })
+    }
+
+    /// The earlier edit that replaced or removed lines where `block` was.
+    pub fn consumed_by(&self, block: &[Line]) -> Option<usize> {
+        if block.is_empty() {
+            return None;
+        }
+        let want = Want::new(block, Level::BlankLinesIgnored);
+        find::find(self.file, &want, 0, self.cursor, usize::MAX)
+            .iter()
+            .find_map(|r| {
+                self.placed
+                    .iter()
+                    .find(|p| !p.at.is_empty() && r.start < p.at.end && p.at.start < r.end)
+                    .map(|p| p.edit)
+            })
+    }
+
+    /// Whether the non-blank lines of `region` are `content`'s.
+    fn reads_as(&self, region: Region, content: &[Line]) -> bool {
+        let want = Want::new(content, Level::BlankLinesIgnored);
+        let Some(first) = (region.start..region.end).find(|&l| !self.file.is_blank(l)) else {
+            return false;
+        };
+        find::match_at(self.file, first, &want).is_some_and(|r| {
+            r.end <= region.end && (r.end..region.end).all(|l| self.file.is_blank(l))
+        })
+    }
+
+    /// The lines `content` covers when its non-blank lines come next from
+    /// line `at` on.
+    fn follows(&self, at: usize, content: &[Line]) -> Option<Region> {
+        let first = (at..self.file.len()).find(|&l| !self.file.is_blank(l))?;
+        find::match_at(
+            self.file,
+            first,
+            &Want::new(content, Level::BlankLinesIgnored),
+        )
+    }
+
+    /// Whether the text just before line `at`, as the edits so far leave
+    /// it, ends with `content` (blank lines and surrounding whitespace aside).
+    fn precedes(&self, edits: &[Edit], at: usize, content: &[Line]) -> bool {
+        let want = Want::new(content, Level::BlankLinesIgnored);
+        let need = want.keys().len();
+        let mut seen: Vec<&str> = vec![];
+        let mut pos = at;
+        for p in self.placed.iter().rev() {
+            if seen.len() >= need {
+                break;
+            }
+            seen.extend(
+                (p.at.end..pos.max(p.at.end))
+                    .rev()
+                    .map(|l| self.file.line(l).trim())
+                    .filter(|t| !t.is_empty()),
+            );
+            let edit = &edits[p.edit];
+            for new in edit.new.iter().rev() {
+                let text = match new {
+                    NewLine::Keep(j) => edit.old[*j].text.trim(),
+                    NewLine::Add(l) => l.text.trim(),
+                };
+                if !text.is_empty() {
+                    seen.push(text);
+                }
+            }
+            pos = p.at.start;
+        }
+        if seen.len() < need {
+            seen.extend(
+                (0..pos)
+                    .rev()
+                    .map(|l| self.file.line(l).trim())
+                    .filter(|t| !t.is_empty())
+                    .take(need),
+            );
+        }
+        seen.len() >= need
+            && seen[..need]
+                .iter()
+                .rev()
+                .copied()
+                .eq(want.keys().iter().map(|k| k.as_ref()))
+    }
+
+    /// An edit skipped because its result is there already.
+    pub(super) fn done_already(&mut self, edit: &Edit, to: usize, why: &str) {
+        self.warnings.push(
+            Diagnostic::new(
+                Code::AlreadyApplied,
+                format!(
+                    "{} skipped: {why}",
+                    self.policy.advice.op_name(edit.place, edit.new.is_empty())
+                ),
+            )
+            .at(edit.span, "already applied")
+            .path(self.rel.as_str()),
+        );
+        self.cursor = self.cursor.max(to);
+    }
+}
