@@ -41,7 +41,7 @@ pub fn is_patch_id(id: &str) -> bool {
 }
 
 /// The format's worked example.
-pub fn example(format: Format) -> Option<Example> {
+pub fn example(format: Format) -> Example {
     let patch = match format {
         Format::Udiff => concat!(
             "--- a/greet.py\n",
@@ -103,17 +103,17 @@ pub fn example(format: Format) -> Option<Example> {
             "5e7a91c2 END\n",
         ),
     };
-    Some(Example {
+    Example {
         path: "greet.py",
         before: BEFORE,
         patch,
         after: AFTER,
-    })
+    }
 }
 
 /// The generation rules of a format, short.
-fn rules(format: Format) -> Option<&'static str> {
-    Some(match format {
+fn rules(format: Format) -> &'static str {
+    match format {
         Format::Udiff => "\
 - For each file: `--- a/PATH` then `+++ b/PATH` (`--- /dev/null` to create a file, \
 `+++ /dev/null` to delete one). A rename: `diff --git a/OLD b/NEW`, `rename from OLD`, `rename to NEW`.
@@ -163,7 +163,7 @@ modifications of one file apply top to bottom, each searched after the previous 
 - Options after the values: `<ID> include_leading_blank_lines N`, \
 `<ID> include_trailing_blank_lines N`, `<ID> scope_end 1` (the whole block the snippet's line opens).
 - End the patch with `<ID> END`.",
-    })
+    }
 }
 
 const ERRORS: &str = "\
@@ -174,9 +174,9 @@ the lines of the file nearest to your text): fix the patch as the hint says and 
 it again.";
 
 /// Instructions for a system prompt: the rules and a worked example.
-pub fn prompt(format: Format) -> Option<String> {
-    let ex = example(format)?;
-    Some(format!(
+pub fn prompt(format: Format) -> String {
+    let ex = example(format);
+    format!(
         "# Editing files with patches: {describe}\n\n\
          Write every change as one patch in this format, and send the patch text alone \
          (no prose, no code fences).\n\n{rules}\n\n\
@@ -184,26 +184,26 @@ pub fn prompt(format: Format) -> Option<String> {
          The patch that changes its greeting and prints `done` after it:\n\n```\n{patch}```\n\n\
          ## Errors\n\n{ERRORS}\n",
         describe = format.describe(),
-        rules = rules(format)?,
+        rules = rules(format),
         path = ex.path,
         before = ex.before,
         patch = ex.patch,
-    ))
+    )
 }
 
 /// A tool description: what the tool does, the format in a few lines, one
 /// example, and what comes back. For ap, `id` is the patch ID to teach.
-pub fn description(format: Format, id: Option<&str>) -> Option<String> {
-    let ex = example(format)?;
+pub fn description(format: Format, id: Option<&str>) -> String {
+    let ex = example(format);
     let text = format!(
         "Apply a patch to the files of the workspace, written in {describe}. \
          Paths are relative to the workspace root.\n\n{rules}\n\nExample (edits `{path}`):\n{patch}\n{ERRORS}",
         describe = format.describe(),
-        rules = rules(format)?,
+        rules = rules(format),
         path = ex.path,
         patch = ex.patch,
     );
-    Some(match id {
+    match id {
         Some(id) => text
             .replace(EXAMPLE_ID, id)
             .replace(
@@ -212,7 +212,7 @@ pub fn description(format: Format, id: Option<&str>) -> Option<String> {
             )
             .replace("<ID>", id),
         None => text,
-    })
+    }
 }
 
 /// Whose tool-definition conventions to follow.
@@ -245,10 +245,16 @@ pub fn is_tool_name(name: &str) -> bool {
 
 /// The tool definition for `format`, as the provider's API takes it, named
 /// `name`. For ap, `id` is the patch ID the grammar and the description
-/// are bound to.
-pub fn tool(format: Format, provider: Provider, id: Option<&str>, name: &str) -> Option<Value> {
-    let description = description(format, id)?;
-    Some(match provider {
+/// are bound to; it must be a patch ID ([`is_patch_id`]).
+pub fn tool(
+    format: Format,
+    provider: Provider,
+    id: Option<&str>,
+    name: &str,
+) -> Result<Value, String> {
+    let description = description(format, id);
+    let grammar = format.lark_grammar_for(id)?;
+    Ok(match provider {
         Provider::OpenAi => json!({
             "type": "custom",
             "name": name,
@@ -256,7 +262,7 @@ pub fn tool(format: Format, provider: Provider, id: Option<&str>, name: &str) ->
             "format": {
                 "type": "grammar",
                 "syntax": "lark",
-                "definition": format.lark_grammar_for(id)?,
+                "definition": grammar,
             },
         }),
         Provider::OpenAiChat => json!({
@@ -267,7 +273,7 @@ pub fn tool(format: Format, provider: Provider, id: Option<&str>, name: &str) ->
                 "format": {
                     "type": "grammar",
                     "grammar": {
-                        "definition": format.lark_grammar_for(id)?,
+                        "definition": grammar,
                         "syntax": "lark",
                     },
                 },

@@ -24,7 +24,7 @@ pub enum Code {
     /// Occurs when a hunk's body cannot do what its file operation needs
     /// (a new file with context lines, a hunk with no lines).
     InvalidHunkBody,
-    /// Occurs for binary patches, copies, submodules and mode-only changes.
+    /// Occurs for binary deltas, `Binary files differ`, copies and submodules.
     UnsupportedGitPatchFeature,
     /// Occurs when a path resolves outside the root.
     PathEscape,
@@ -82,15 +82,32 @@ pub enum Code {
     BlankLinePrefix,
     /// Occurs when prose before the patch, or after its closing fence, was removed.
     SurroundingTextStripped,
+    /// Occurs when an edit or a file operation found its result already in
+    /// place (ap §3.1) and was skipped.
     AlreadyApplied,
+    /// Occurs when a block's first line matched only after a prefix in the
+    /// file: numbering, a bullet, a comment marker (ap §3.6 soft start).
     SoftStartMatch,
+    /// Occurs when an ap `snippet_tail` that is the snippet's own end, or
+    /// the new content, was read as the snippet alone.
     RangeAutoCorrected,
+    /// Occurs when an ap anchor matched several places and the one followed
+    /// by the snippet was taken.
     AnchorDisambiguated,
+    /// Occurs when an ap file block with only `content` was read as `CREATE`.
     ImplicitCreate,
+    /// Occurs when an ap 3.2 `REPLACE` with empty `content` was read as `DELETE`.
     EmptyContentAsDelete,
+    /// Occurs when ap's `scope_end` was ignored because the region's last
+    /// line opens no block.
     ScopeEndIgnored,
+    /// Occurs when tolerant mode moved an insertion of a top-level
+    /// declaration past the block its snippet opens (ap 3.2 nesting guard).
     NestingGuardMoved,
+    /// Occurs when a file's brackets balanced before the patch and not after.
     UnbalancedBrackets,
+    /// Occurs when ap's tolerant mode forgave a slip in the patch's form: a
+    /// drifted ID, a comment, a missing header, a project prefix on a path.
     ToleratedFormatSlip,
     /// Occurs when an interrupted apply was found in the root and rolled back
     /// before this run.

@@ -15,18 +15,16 @@
 //! [`diagnostics`] renders problems like rustc; [`report`] turns an
 //! [`Outcome`] into the contract's JSON; [`lark`] exports grammars.
 
-// A Diagnostic is large, but it only travels on the error path, once per
-// problem; boxing it would make every constructor noisier for nothing.
-#![allow(clippy::result_large_err)]
-
 pub mod agent;
 pub mod apply;
 pub mod diagnostics;
 pub mod error;
 pub mod formats;
 pub mod ir;
-pub mod lark;
+/// The Lark exporter, the workspace's `pest-lark` crate.
+pub use pest_lark as lark;
 pub mod lossless;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod paths;
 pub mod payload;
@@ -54,11 +52,39 @@ pub enum Mode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileResult {
     pub path: String,
-    pub action: &'static str,
+    pub action: FileAction,
     pub from: Option<String>,
     /// With [`Options::diff`]: this file's section of the review diff, in
     /// git's format (text standing for bytes, see `lossless`).
     pub diff: Option<String>,
+}
+
+/// What a patch did (or would do) to one path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileAction {
+    Added,
+    Modified,
+    Deleted,
+    /// Moved, with or without edits; [`FileResult::from`] says from where.
+    Renamed,
+    /// A directory made (ap `CREATE` without content).
+    DirCreated,
+    /// Nothing to do: the patch was applied already.
+    Unchanged,
+}
+
+impl FileAction {
+    /// The contract's `action` word.
+    pub fn word(self) -> &'static str {
+        match self {
+            FileAction::Added => "added",
+            FileAction::Modified => "modified",
+            FileAction::Deleted => "deleted",
+            FileAction::Renamed => "renamed",
+            FileAction::DirCreated => "dir_created",
+            FileAction::Unchanged => "unchanged",
+        }
+    }
 }
 
 /// The result of [`run`]: what was (or would be) done, and every diagnostic.
@@ -206,7 +232,7 @@ fn pipeline(
     let mut plan = apply::plan(&patch, &*tree, root)?;
     outcome.diagnostics.append(&mut plan.warnings);
     if outcome.mode == (Mode::Apply { dry_run: false }) {
-        apply::commit(&plan, tree).map_err(|d| vec![d])?;
+        apply::commit(&plan, tree).map_err(|d| vec![*d])?;
     }
     {
         // What was (or, for lint and a dry run, would be) done, file by
@@ -252,12 +278,12 @@ pub fn run_in_root(
     options: Options,
     wait: std::time::Duration,
     fsync: bool,
-) -> Result<Outcome, Diagnostic> {
+) -> Result<Outcome, Box<Diagnostic>> {
     let write = mode == (Mode::Apply { dry_run: false });
     let (mut tree, recovered) = match apply::open_root(root, write, wait) {
         Ok(opened) => opened,
         Err(d) if d.code == Code::RootBusy => {
-            let mut outcome = Outcome::failed(format, mode, d);
+            let mut outcome = Outcome::failed(format, mode, *d);
             outcome.text = patch;
             return Ok(outcome);
         }

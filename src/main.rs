@@ -1,8 +1,6 @@
 //! The `grammar-patch` command line: argument handling and output only; the
 //! work is the library's `run`.
 
-#![no_main]
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -10,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use grammar_patch::error::Code;
 use grammar_patch::formats::{self, Format};
-use grammar_patch::{diagnostics, report, Mode, Outcome};
+use grammar_patch::{diagnostics, report, FileAction, Mode, Outcome};
 
 #[derive(Parser)]
 #[command(
@@ -179,23 +177,16 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// The C entry point, instead of Rust's `fn main`.
-///
-/// Rust's runtime start-up asks glibc for the main thread's stack bounds,
-/// and glibc reads `/proc/self/maps` to answer: about 0.2 ms, a sixth of
-/// what applying a small patch costs in all (pest's stack guard asks once
-/// more, lazily, but only when a patch is parsed). Skipping it loses only
-/// the "stack overflow" message (the parser stays behind pest's stack guard)
-/// and leaves SIGPIPE at its default, so `grammar-patch grammar udiff | head`
-/// ends quietly, as Unix tools do.
-#[unsafe(no_mangle)]
-pub extern "C" fn main(
-    _argc: std::ffi::c_int,
-    _argv: *const *const std::ffi::c_char,
-) -> std::ffi::c_int {
+fn main() -> std::process::ExitCode {
     let code = run_cli();
     let _ = std::io::stdout().flush();
-    code
+    std::process::ExitCode::from(u8::try_from(code).unwrap_or(2))
+}
+
+/// Writes to standard output. A reader that went away (`grammar-patch
+/// grammar udiff | head`) is not an error: the rest is not wanted.
+fn out(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 fn run_cli() -> i32 {
@@ -213,14 +204,11 @@ fn run_cli() -> i32 {
             id,
             name,
         } => tool_command(&format, provider, id.as_deref(), &name),
-        Command::Prompt { format } => match supported(&format) {
-            Ok(f) => match grammar_patch::agent::prompt(f) {
-                Some(text) => {
-                    print!("{text}");
-                    0
-                }
-                None => usage_error(format!("no prompt for the {f} format yet")),
-            },
+        Command::Prompt { format } => match named(&format) {
+            Ok(f) => {
+                out(&grammar_patch::agent::prompt(f));
+                0
+            }
             Err(e) => usage_error(e),
         },
         Command::Recover { root, wait } => {
@@ -230,7 +218,7 @@ fn run_cli() -> i32 {
             };
             match grammar_patch::apply::open_root(&root, true, wait) {
                 Ok((_, warnings)) if warnings.is_empty() => {
-                    println!("nothing to recover");
+                    out("nothing to recover\n");
                     0
                 }
                 Ok((_, warnings)) => {
@@ -238,7 +226,7 @@ fn run_cli() -> i32 {
                     0
                 }
                 Err(d) => {
-                    diagnostics::emit_stderr(&[d], "<recover>", "");
+                    diagnostics::emit_stderr(&[*d], "<recover>", "");
                     2
                 }
             }
@@ -251,14 +239,11 @@ fn run_cli() -> i32 {
             }
         }
         Command::Formats => {
-            for f in Format::ALL {
-                let status = if f.is_supported() {
-                    ""
-                } else {
-                    " (not yet supported)"
-                };
-                println!("{:<10} {}{status}", f.name(), f.describe());
-            }
+            let list: String = Format::ALL
+                .iter()
+                .map(|f| format!("{:<10} {}\n", f.name(), f.describe()))
+                .collect();
+            out(&list);
             0
         }
         Command::Detect { patch } => {
@@ -269,7 +254,7 @@ fn run_cli() -> i32 {
             let unwrapped = grammar_patch::unwrap::unwrap(text);
             match formats::detect(unwrapped.body()) {
                 Some(f) => {
-                    println!("{f}");
+                    out(&format!("{f}\n"));
                     0
                 }
                 None => {
@@ -283,8 +268,8 @@ fn run_cli() -> i32 {
     }
 }
 
-/// A format this build can apply, by name.
-fn supported(name: &str) -> Result<Format, String> {
+/// A format, by name.
+fn named(name: &str) -> Result<Format, String> {
     match formats::format_arg(name)? {
         Some(f) => Ok(f),
         None => Err("name a format, not auto".into()),
@@ -308,7 +293,7 @@ fn tool_command(format: &str, provider: ProviderArg, id: Option<&str>, name: &st
             "--name {name}: a tool name is 1 to 64 letters, digits, `_` or `-`"
         ));
     }
-    let format = match supported(format) {
+    let format = match named(format) {
         Ok(f) => f,
         Err(e) => return usage_error(e),
     };
@@ -325,14 +310,14 @@ fn tool_command(format: &str, provider: ProviderArg, id: Option<&str>, name: &st
         (_, id) => id.map(str::to_string),
     };
     match grammar_patch::agent::tool(format, provider, id.as_deref(), name) {
-        Some(tool) => {
-            println!(
-                "{}",
+        Ok(tool) => {
+            out(&format!(
+                "{}\n",
                 serde_json::to_string_pretty(&tool).unwrap_or_default()
-            );
+            ));
             0
         }
-        None => usage_error(format!("no tool definition for the {format} format yet")),
+        Err(e) => usage_error(e),
     }
 }
 
@@ -349,16 +334,14 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
         Syntax::Pest if id.is_some() => {
             return usage_error("--id specialises the Lark export only")
         }
-        Syntax::Pest => format.pest_grammar().map(Into::into),
+        Syntax::Pest => Ok(format.pest_grammar().into()),
     };
     match text {
-        Some(text) => {
-            print!("{text}");
+        Ok(text) => {
+            out(&text);
             0
         }
-        None => usage_error(format!(
-            "the {format} format is not supported by this build yet"
-        )),
+        Err(e) => usage_error(e),
     }
 }
 
@@ -442,7 +425,10 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
 /// stderr, and with `--json` the result object too; exit 2.
 fn failed_command(code: Code, message: String, json: bool, dry_run: bool) -> i32 {
     if json {
-        println!("{}", report::failure(code, &message, None, dry_run));
+        out(&format!(
+            "{}\n",
+            report::failure(code, &message, None, dry_run)
+        ));
     }
     eprintln!("grammar-patch: {message}");
     2
@@ -460,10 +446,10 @@ fn arguments_refused(e: clap::Error) -> i32 {
         let first = text.lines().next().unwrap_or("invalid arguments");
         let message = first.trim_start_matches("error: ").to_string();
         let dry_run = args[0] == "lint" || args.iter().any(|a| a == "--dry-run");
-        println!(
-            "{}",
+        out(&format!(
+            "{}\n",
             report::failure(Code::UsageError, &message, None, dry_run)
-        );
+        ));
     }
     let _ = e.print();
     if shown {
@@ -498,11 +484,11 @@ fn print_outcome(outcome: &Outcome, name: &str, json: bool, diff: bool) {
     }
     for f in &outcome.files {
         let line = match (f.action, &f.from) {
-            ("added", _) => format!("A {}", f.path),
-            ("modified", _) => format!("M {}", f.path),
-            ("deleted", _) => format!("D {}", f.path),
-            ("renamed", Some(from)) => format!("R {from} -> {}", f.path),
-            ("dir_created", _) => format!("A {}/", f.path),
+            (FileAction::Added, _) => format!("A {}", f.path),
+            (FileAction::Modified, _) => format!("M {}", f.path),
+            (FileAction::Deleted, _) => format!("D {}", f.path),
+            (FileAction::Renamed, Some(from)) => format!("R {from} -> {}", f.path),
+            (FileAction::DirCreated, _) => format!("A {}/", f.path),
             _ => format!("= {}", f.path),
         };
         let _ = writeln!(stdout, "{line}");

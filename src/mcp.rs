@@ -73,11 +73,11 @@ impl PatchServer {
                 let mut outcome = guarded(&mut tree, |tree| {
                     run(patch, format, mode, Some(tree), Some(&self.root))
                 })
-                .unwrap_or_else(|d| Outcome::failed(format, mode, d));
+                .unwrap_or_else(|d| Outcome::failed(format, mode, *d));
                 outcome.add_warnings(recovered);
                 outcome
             }
-            Err(d) if d.code == Code::RootBusy => Outcome::failed(format, mode, d),
+            Err(d) if d.code == Code::RootBusy => Outcome::failed(format, mode, *d),
             Err(d) => return Err(ErrorData::internal_error(d.message, None)),
         };
         let value = report::to_value(&outcome);
@@ -97,7 +97,7 @@ impl PatchServer {
 fn guarded(
     tree: &mut DiskTree,
     call: impl FnOnce(&mut dyn FileTree) -> Outcome,
-) -> Result<Outcome, Diagnostic> {
+) -> Result<Outcome, Box<Diagnostic>> {
     match std::panic::catch_unwind(AssertUnwindSafe(|| call(&mut *tree))) {
         Ok(outcome) => Ok(outcome),
         Err(panic) => {
@@ -107,7 +107,7 @@ fn guarded(
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
             let rolled_back = recover(tree).is_ok();
-            Err(Diagnostic::new(
+            Err(Box::new(Diagnostic::new(
                 Code::IoError,
                 format!("grammar-patch failed on this patch: {what}"),
             )
@@ -116,7 +116,7 @@ fn guarded(
             } else {
                 "this is a bug in grammar-patch; the rollback failed, run `grammar-patch recover`"
             })
-            .hint("report the patch that caused it; try the edit as a smaller patch"))
+            .hint("report the patch that caused it; try the edit as a smaller patch")))
         }
     }
 }
@@ -136,11 +136,7 @@ fn output_schema() -> Arc<Map<String, Value>> {
 
 /// The input schema of a patch tool.
 fn schema(with_dry_run: bool) -> Arc<Map<String, Value>> {
-    let names: Vec<&str> = Format::ALL
-        .iter()
-        .filter(|f| f.is_supported())
-        .map(|f| f.name())
-        .collect();
+    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
     let mut properties = json!({
         "patch": {"type": "string", "description": "The whole patch text."},
         "format": {
@@ -215,30 +211,27 @@ fn ap_bound_grammar(uri: &str) -> Option<String> {
     }
     Format::Ap
         .lark_grammar_for(Some(id))
+        .ok()
         .map(|g| g.into_owned())
 }
 
 /// `(uri, name, mime type, text)` of every resource.
 fn resources() -> Vec<(String, String, &'static str, String)> {
     let mut out = vec![];
-    for &format in Format::ALL.iter().filter(|f| f.is_supported()) {
+    for format in Format::ALL {
         let name = format.name();
-        if let Some(lark) = format.lark_grammar() {
-            out.push((
-                format!("grammar-patch://grammar/{name}.lark"),
-                format!("{name} grammar (Lark)"),
-                "text/plain",
-                lark.to_string(),
-            ));
-        }
-        if let Some(prompt) = agent::prompt(format) {
-            out.push((
-                format!("grammar-patch://prompt/{name}"),
-                format!("{name} instructions for a model"),
-                "text/markdown",
-                prompt,
-            ));
-        }
+        out.push((
+            format!("grammar-patch://grammar/{name}.lark"),
+            format!("{name} grammar (Lark)"),
+            "text/plain",
+            format.lark_grammar().to_string(),
+        ));
+        out.push((
+            format!("grammar-patch://prompt/{name}"),
+            format!("{name} instructions for a model"),
+            "text/markdown",
+            agent::prompt(*format),
+        ));
     }
     out
 }

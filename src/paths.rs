@@ -26,8 +26,10 @@ impl RelPath {
         out
     }
 
-    /// A relative path the applier itself names (the in-memory tree, the
-    /// journal, tests): like [`resolve`] without a root, the journal allowed.
+    /// A relative path the applier itself builds (a directory's children,
+    /// a renamed directory's files, a path without its project prefix, the
+    /// journal's entries): like [`resolve`] without a root, the journal's
+    /// own name allowed.
     pub fn new(path: &str) -> Option<RelPath> {
         normalise(path, None, true).ok()
     }

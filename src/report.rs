@@ -112,7 +112,7 @@ pub fn to_value(outcome: &Outcome) -> serde_json::Value {
                 .iter()
                 .map(|f| JsonFile {
                     path: &f.path,
-                    action: f.action,
+                    action: f.action.word(),
                     from: f.from.as_deref(),
                     diff: f.diff.as_deref(),
                 })

@@ -18,7 +18,7 @@ pub fn validate(patch: &Patch, root: Option<&Path>) -> Vec<Diagnostic> {
     for op in &patch.files {
         for path in op.paths() {
             match check_path(path, root) {
-                Err(d) => diags.push(d),
+                Err(d) => diags.push(*d),
                 Ok(rel) => {
                     if let Some(&first) = seen.get(&rel) {
                         diags.push(
@@ -39,14 +39,15 @@ pub fn validate(patch: &Patch, root: Option<&Path>) -> Vec<Diagnostic> {
 }
 
 /// Resolves one path, or explains why it leaves the root.
-pub fn check_path(path: &PathRef, root: Option<&Path>) -> Result<RelPath, Diagnostic> {
+pub fn check_path(path: &PathRef, root: Option<&Path>) -> Result<RelPath, Box<Diagnostic>> {
     match paths::resolve(&path.text, root) {
         Ok(rel) => Ok(rel),
         Err(PathProblem::AbsoluteWithoutRoot) if root.is_none() => {
             // `lint` without --root cannot judge an absolute path; `apply` always has a root.
-            paths::resolve(path.text.trim_start_matches('/'), None).map_err(|p| escape(path, &p))
+            paths::resolve(path.text.trim_start_matches('/'), None)
+                .map_err(|p| Box::new(escape(path, &p)))
         }
-        Err(problem) => Err(escape(path, &problem)),
+        Err(problem) => Err(Box::new(escape(path, &problem))),
     }
 }
 

@@ -100,7 +100,7 @@ fn grammar(format: &str, id: Option<&str>) -> PyResult<String> {
     format
         .lark_grammar_for(id)
         .map(|g| g.into_owned())
-        .ok_or_else(|| usage(format!("no grammar for {format}")))
+        .map_err(usage)
 }
 
 /// A tool definition (JSON) for `provider`: `openai`, `openai-chat` or
@@ -131,14 +131,14 @@ fn tool(format: &str, provider: &str, id: Option<&str>, name: &str) -> PyResult<
     };
     agent::tool(format, provider, id.as_deref(), name)
         .map(|v| v.to_string())
-        .ok_or_else(|| usage(format!("no tool definition for {format}")))
+        .map_err(usage)
 }
 
 /// Instructions and a worked example for a model's system prompt.
 #[pyfunction]
 fn prompt(format: &str) -> PyResult<String> {
     let format = format_named(format)?;
-    agent::prompt(format).ok_or_else(|| usage(format!("no prompt for {format}")))
+    Ok(agent::prompt(format))
 }
 
 /// The patch's format, or `None`.

@@ -25,7 +25,7 @@ use crate::paths::RelPath;
 
 /// Writes the plan, or restores every step already taken and reports the
 /// failure (and any step the rollback itself could not undo).
-pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
+pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Box<Diagnostic>> {
     if plan
         .changes
         .iter()
@@ -56,7 +56,7 @@ pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Diagnostic> {
         Some(f) => (journal, f),
     };
     let failed = journal.rollback(tree);
-    Err(failed_diagnostic(path, err, failed))
+    Err(Box::new(failed_diagnostic(path, err, failed)))
 }
 
 fn journal_log() -> RelPath {

@@ -1,5 +1,5 @@
 //! A file as a patch's earlier edits left it, for formats whose edits apply
-//! one after the other (RepoPatch, ap).
+//! one after the other (RepoPatch).
 //!
 //! Rebuilding the text after every edit would cost the file's size per
 //! edit: 5,000 edits of a 200,000-line file is a billion line copies. So the

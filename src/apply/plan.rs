@@ -15,6 +15,7 @@ use crate::error::{Code, Diagnostic};
 use crate::ir::{FileOp, Patch, PathRef, Policy};
 use crate::paths::RelPath;
 use crate::validate::check_path;
+use crate::FileAction;
 
 /// A file of a directory tree: its path, text and mode.
 pub type TreeFile = (RelPath, String, u32);
@@ -83,15 +84,15 @@ pub enum Change<'p> {
 }
 
 impl Change<'_> {
-    /// The contract's `action` word.
-    pub fn action(&self) -> &'static str {
+    /// What the change does to its path.
+    pub fn action(&self) -> FileAction {
         match self {
-            Change::Create { .. } | Change::Symlink { .. } => "added",
-            Change::Write { .. } | Change::Chmod { .. } => "modified",
-            Change::Delete { .. } | Change::RemoveTree { .. } => "deleted",
-            Change::Move { .. } | Change::MoveTree { .. } => "renamed",
-            Change::CreateDir { .. } => "dir_created",
-            Change::Unchanged { .. } => "unchanged",
+            Change::Create { .. } | Change::Symlink { .. } => FileAction::Added,
+            Change::Write { .. } | Change::Chmod { .. } => FileAction::Modified,
+            Change::Delete { .. } | Change::RemoveTree { .. } => FileAction::Deleted,
+            Change::Move { .. } | Change::MoveTree { .. } => FileAction::Renamed,
+            Change::CreateDir { .. } => FileAction::DirCreated,
+            Change::Unchanged { .. } => FileAction::Unchanged,
         }
     }
 
@@ -204,7 +205,7 @@ impl OpCx<'_> {
     pub fn resolve(&mut self, path: &PathRef) -> Step<RelPath> {
         let rel = match check_path(path, self.root) {
             Ok(rel) => rel,
-            Err(d) => return self.fail(d),
+            Err(d) => return self.fail(*d),
         };
         match self.tree.escapes(&rel) {
             Ok(None) => Ok(rel),

@@ -24,27 +24,31 @@ pub fn open_root(
     root: &Path,
     write: bool,
     wait: Duration,
-) -> Result<(DiskTree, Vec<Diagnostic>), Diagnostic> {
+) -> Result<(DiskTree, Vec<Diagnostic>), Box<Diagnostic>> {
     let mut tree = DiskTree::new(root).map_err(|e| {
-        Diagnostic::new(Code::IoError, format!("--root {}: {e}", root.display()))
-            .hint("pass an existing directory as --root")
+        Box::new(
+            Diagnostic::new(Code::IoError, format!("--root {}: {e}", root.display()))
+                .hint("pass an existing directory as --root"),
+        )
     })?;
     let lock = |tree: &DiskTree, lock: Lock| match tree.lock(lock, wait) {
         Ok(true) => Ok(()),
-        Ok(false) => Err(Diagnostic::new(
-            Code::RootBusy,
-            format!(
-                "another apply held `{}` for {} s",
-                tree.root().display(),
-                wait.as_secs_f64()
-            ),
-        )
-        .hint("nothing was changed; apply the patch again once the other apply has finished")),
-        Err(e) => Err(io(tree, "cannot lock", e)),
+        Ok(false) => Err(Box::new(
+            Diagnostic::new(
+                Code::RootBusy,
+                format!(
+                    "another apply held `{}` for {} s",
+                    tree.root().display(),
+                    wait.as_secs_f64()
+                ),
+            )
+            .hint("nothing was changed; apply the patch again once the other apply has finished"),
+        )),
+        Err(e) => Err(Box::new(io(tree, "cannot lock", e))),
     };
     lock(&tree, if write { Lock::Exclusive } else { Lock::Shared })?;
     let mut warnings = vec![];
-    if journal::present(&tree).map_err(|e| io(&tree, "cannot read", e))? {
+    if journal::present(&tree).map_err(|e| Box::new(io(&tree, "cannot read", e)))? {
         if !write {
             lock(&tree, Lock::Exclusive)?;
         }
@@ -59,7 +63,7 @@ pub fn open_root(
 }
 
 /// Rolls back an interrupted apply in a locked tree; the warning says so.
-pub fn recover(tree: &mut DiskTree) -> Result<Option<Diagnostic>, Diagnostic> {
+pub fn recover(tree: &mut DiskTree) -> Result<Option<Diagnostic>, Box<Diagnostic>> {
     let root = tree.root().display().to_string();
     match journal::recover(tree as &mut dyn FileTree) {
         Ok(Recovered::Nothing) => Ok(None),
@@ -78,8 +82,8 @@ pub fn recover(tree: &mut DiskTree) -> Result<Option<Diagnostic>, Diagnostic> {
             )
             .note("that apply's changes are all in place"),
         )),
-        Err(e) => Err(io(tree, "cannot roll back the interrupted apply in", e)
-            .hint(format!("the journal stays in `{}`; fix the problem and run `grammar-patch recover`", journal::LOG))),
+        Err(e) => Err(Box::new(io(tree, "cannot roll back the interrupted apply in", e)
+            .hint(format!("the journal stays in `{}`; fix the problem and run `grammar-patch recover`", journal::LOG)))),
     }
 }
 

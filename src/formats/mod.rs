@@ -55,42 +55,41 @@ impl Format {
         }
     }
 
-    /// Whether this build can parse and apply the format.
-    pub fn is_supported(self) -> bool {
-        true
-    }
-
     /// The format's pest grammar, the single source of its syntax.
-    pub fn pest_grammar(self) -> Option<&'static str> {
+    pub fn pest_grammar(self) -> &'static str {
         match self {
-            Format::Udiff => Some(include_str!("../../grammars/udiff.pest")),
-            Format::Codex => Some(include_str!("../../grammars/codex.pest")),
-            Format::Repopatch => Some(include_str!("../../grammars/repopatch.pest")),
-            Format::Ap => Some(include_str!("../../grammars/ap.pest")),
+            Format::Udiff => include_str!("../../grammars/udiff.pest"),
+            Format::Codex => include_str!("../../grammars/codex.pest"),
+            Format::Repopatch => include_str!("../../grammars/repopatch.pest"),
+            Format::Ap => include_str!("../../grammars/ap.pest"),
         }
     }
 
     /// The Lark export of the grammar, generated at build time.
-    pub fn lark_grammar(self) -> Option<&'static str> {
+    pub fn lark_grammar(self) -> &'static str {
         match self {
-            Format::Udiff => Some(include_str!(concat!(env!("OUT_DIR"), "/udiff.lark"))),
-            Format::Codex => Some(include_str!(concat!(env!("OUT_DIR"), "/codex.lark"))),
-            Format::Repopatch => Some(include_str!(concat!(env!("OUT_DIR"), "/repopatch.lark"))),
-            Format::Ap => Some(include_str!(concat!(env!("OUT_DIR"), "/ap.lark"))),
+            Format::Udiff => include_str!(concat!(env!("OUT_DIR"), "/udiff.lark")),
+            Format::Codex => include_str!(concat!(env!("OUT_DIR"), "/codex.lark")),
+            Format::Repopatch => include_str!(concat!(env!("OUT_DIR"), "/repopatch.lark")),
+            Format::Ap => include_str!(concat!(env!("OUT_DIR"), "/ap.lark")),
         }
     }
 }
 
 impl Format {
-    /// The Lark grammar; for ap with `id`, specialised to that patch ID.
-    pub fn lark_grammar_for(self, id: Option<&str>) -> Option<std::borrow::Cow<'static, str>> {
+    /// The Lark grammar; for ap with `id`, specialised to that patch ID,
+    /// which must be one ([`crate::agent::is_patch_id`]).
+    pub fn lark_grammar_for(
+        self,
+        id: Option<&str>,
+    ) -> Result<std::borrow::Cow<'static, str>, String> {
         match (self, id) {
             (Format::Ap, Some(id)) => {
-                crate::lark::export_with(self.pest_grammar()?, "patch", Some(id))
-                    .ok()
+                crate::lark::export_with(self.pest_grammar(), "patch", Some(id))
                     .map(std::borrow::Cow::Owned)
+                    .map_err(|e| format!("{e:?}"))
             }
-            _ => self.lark_grammar().map(std::borrow::Cow::Borrowed),
+            _ => Ok(std::borrow::Cow::Borrowed(self.lark_grammar())),
         }
     }
 }
@@ -114,11 +113,6 @@ pub fn format_arg(name: &str) -> Result<Option<Format>, String> {
             names.join(", ")
         )
     })?;
-    if !format.is_supported() {
-        return Err(format!(
-            "the {format} format is not supported by this build yet"
-        ));
-    }
     Ok(Some(format))
 }
 

@@ -174,7 +174,7 @@ fn grammar_formats_detect() {
     let out = bin().args(["grammar", "udiff"]).output().unwrap();
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        Format::Udiff.lark_grammar().unwrap()
+        Format::Udiff.lark_grammar()
     );
     let out = bin()
         .args(["grammar", "udiff", "--syntax", "pest"])
@@ -182,7 +182,7 @@ fn grammar_formats_detect() {
         .unwrap();
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        Format::Udiff.pest_grammar().unwrap()
+        Format::Udiff.pest_grammar()
     );
     let out = bin().arg("formats").output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().starts_with("udiff "));
@@ -223,7 +223,7 @@ fn repopatch_apply_json_reports_format_and_warnings() {
     let out = bin().args(["grammar", "repopatch"]).output().unwrap();
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        Format::Repopatch.lark_grammar().unwrap()
+        Format::Repopatch.lark_grammar()
     );
 }
 
@@ -356,7 +356,7 @@ fn ap_id_grammars_and_tolerant_mode() {
         text,
         *Format::Ap.lark_grammar_for(Some("3d7e1a90")).unwrap()
     );
-    assert!(text.contains("\"3d7e1a90\"") && text != Format::Ap.lark_grammar().unwrap());
+    assert!(text.contains("\"3d7e1a90\"") && text != Format::Ap.lark_grammar());
     // Upper case, as the parser reads headers: used exactly as given.
     let upper = gp(&["grammar", "ap", "--id", "3D7E1A90"]).output().unwrap();
     assert_eq!(upper.status.code(), Some(0));

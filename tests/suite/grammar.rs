@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use super::fixtures::cases;
 
 fn supported() -> impl Iterator<Item = Format> {
-    Format::ALL.iter().copied().filter(|f| f.is_supported())
+    Format::ALL.iter().copied()
 }
 
 /// The formats whose fixtures the generic grammar checks alone (ap has its
@@ -33,7 +33,7 @@ fn committed_lark_grammars_are_fresh() {
     for format in supported() {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("grammars/{}.lark", format.name()));
-        let generated = format.lark_grammar().unwrap();
+        let generated = format.lark_grammar();
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         if committed != generated {
             if std::env::var_os("UPDATE_GRAMMARS").is_some() {
@@ -52,7 +52,7 @@ fn committed_lark_grammars_are_fresh() {
 fn exported_grammars_match_snapshots() {
     for format in supported() {
         insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false }, {
-            insta::assert_snapshot!(format!("lark_{}", format.name()), format.lark_grammar().unwrap());
+            insta::assert_snapshot!(format!("lark_{}", format.name()), format.lark_grammar());
         });
     }
 }
@@ -95,7 +95,7 @@ impl Engine {
 /// Whether `text` is in the format's language: pest parses it without the
 /// rules the Lark export omits (those exist only for error codes).
 fn in_language(format: Format, text: &str) -> bool {
-    let omitted = lark::omitted_rules(format.pest_grammar().unwrap()).unwrap();
+    let omitted = lark::omitted_rules(format.pest_grammar()).unwrap();
     formats::rules_used(format, text)
         .is_some_and(|rules| !rules.iter().any(|r| omitted.contains(r)))
 }
@@ -108,7 +108,7 @@ fn in_language(format: Format, text: &str) -> bool {
 fn llguidance_accepts_well_formed_and_rejects_malformed_fixtures() {
     for format in supported() {
         let single = single_grammar().any(|f| f == format);
-        let engine = Engine::new(format.lark_grammar().unwrap());
+        let engine = Engine::new(format.lark_grammar());
         let mut wrong = vec![];
         for (name, dir) in cases(format) {
             let patch = grammar_patch::lossless::decode(std::fs::read(dir.join("patch")).unwrap());
@@ -293,7 +293,7 @@ fn hex_led(line: &str) -> bool {
 /// starts with 8 hex digits and a space (it cannot tell IDs apart).
 #[test]
 fn llguidance_checks_ap_fixtures_with_generic_and_specialised_grammars() {
-    let generic = Engine::new(Format::Ap.lark_grammar().unwrap());
+    let generic = Engine::new(Format::Ap.lark_grammar());
     let mut wrong = vec![];
     let mut specialised = 0;
     for (name, dir) in cases(Format::Ap) {
@@ -374,9 +374,9 @@ const AP_LINES: &[&str] = &[
 
 thread_local! {
     static AP: Engine = Engine::new(&Format::Ap.lark_grammar_for(Some("a1b2c3d4")).unwrap());
-    static UDIFF: Engine = Engine::new(Format::Udiff.lark_grammar().unwrap());
-    static CODEX: Engine = Engine::new(Format::Codex.lark_grammar().unwrap());
-    static REPOPATCH: Engine = Engine::new(Format::Repopatch.lark_grammar().unwrap());
+    static UDIFF: Engine = Engine::new(Format::Udiff.lark_grammar());
+    static CODEX: Engine = Engine::new(Format::Codex.lark_grammar());
+    static REPOPATCH: Engine = Engine::new(Format::Repopatch.lark_grammar());
 }
 
 proptest! {

@@ -154,10 +154,7 @@ fn sample(engine: &Engine, rng: &mut Rng, max_len: usize) -> Option<String> {
 /// The grammars a constrained model decodes under, per format (ap: the
 /// generic one and one bound to an ID).
 fn grammars(format: Format) -> Vec<(String, String)> {
-    let mut out = vec![(
-        format.name().to_string(),
-        format.lark_grammar().unwrap().to_string(),
-    )];
+    let mut out = vec![(format.name().to_string(), format.lark_grammar().to_string())];
     if format == Format::Ap {
         out.push((
             "ap --id 3d7e1a90".into(),
