@@ -10,9 +10,13 @@ use crate::formats::Format;
 /// A worked example: `patch` turns `before` into `after` at `path`.
 #[derive(Debug, Clone, Copy)]
 pub struct Example {
+    /// The file the example edits.
     pub path: &'static str,
+    /// Its text before.
     pub before: &'static str,
+    /// The patch, in the example's format.
     pub patch: &'static str,
+    /// Its text after.
     pub after: &'static str,
 }
 

@@ -160,6 +160,7 @@ impl Code {
         Code::Recovered,
     ];
 
+    /// The stable snake_case name.
     pub fn as_str(self) -> &'static str {
         match self {
             Code::SyntaxError => "syntax_error",
@@ -241,9 +242,12 @@ impl fmt::Display for Code {
     }
 }
 
+/// Whether a diagnostic stops the patch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// The patch applies; this is worth knowing.
     Warning,
+    /// The patch is refused.
     Error,
 }
 
@@ -251,18 +255,24 @@ pub enum Severity {
 /// "the nearest text in src/main.rs is here".
 #[derive(Debug, Clone)]
 pub struct TargetLabel {
+    /// The target file.
     pub path: String,
     /// The whole target text, shared between the diagnostics that point into it.
     pub text: Arc<str>,
+    /// Where in `text`.
     pub span: Span,
+    /// What the place is.
     pub message: String,
 }
 
 /// One problem (or warning) with everything needed to render it.
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
+    /// The stable code.
     pub code: Code,
+    /// The code's severity.
     pub severity: Severity,
+    /// One line on what is wrong.
     pub message: String,
     /// Where in the patch text; `None` for problems with no place in it.
     pub span: Option<Span>,
@@ -274,12 +284,14 @@ pub struct Diagnostic {
     pub targets: Vec<TargetLabel>,
     /// The target file path this is about, if any.
     pub path: Option<String>,
+    /// Further facts: candidates, the differing line.
     pub notes: Vec<String>,
     /// What would be valid, said so a model can act on it.
     pub hint: Option<String>,
 }
 
 impl Diagnostic {
+    /// A diagnostic with `code` and `message`, nowhere yet.
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
@@ -295,37 +307,44 @@ impl Diagnostic {
         }
     }
 
+    /// Places it at `span` of the patch, labelled.
     pub fn at(mut self, span: Span, label: impl Into<String>) -> Self {
         self.span = Some(span);
         self.label = label.into();
         self
     }
 
+    /// Adds another labelled place in the patch.
     pub fn secondary(mut self, span: Span, label: impl Into<String>) -> Self {
         self.secondary.push((span, label.into()));
         self
     }
 
+    /// Adds a labelled place in a target file.
     pub fn target(mut self, target: TargetLabel) -> Self {
         self.targets.push(target);
         self
     }
 
+    /// Names the target file it is about.
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = Some(path.into());
         self
     }
 
+    /// Adds a note.
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
     }
 
+    /// Sets the hint: what to do.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
 
+    /// Whether it stops the patch.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

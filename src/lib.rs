@@ -6,21 +6,26 @@
 //! 1. [`unwrap::unwrap`]: take off markdown fences, CRLF and blank lines
 //!    around the patch (each a warning);
 //! 2. [`formats::detect`] or the format given;
-//! 3. [`formats::parse`]: the generated pest parser, then the format's
-//!    `lower` into the shared model ([`ir`]);
-//! 4. [`validate::validate`]: paths and duplicates, all problems at once;
-//! 5. [`apply::plan`]: read the tree, locate every edit, rewrite in memory;
-//! 6. [`apply::commit`]: write all files or none.
+//! 3. parsing: the generated pest parser, then the format's lowering into
+//!    the shared model, and its policy (the format's differences as data);
+//! 4. validation: paths and duplicates, all problems at once;
+//! 5. planning: read the tree, locate every edit, rewrite in memory;
+//! 6. committing: write all files or none, through a journal.
+//!
+//! The tree is a [`apply::FileTree`]: the disk beneath a root
+//! ([`apply::DiskTree`]) or memory ([`apply::MemTree`]).
 //!
 //! [`diagnostics`] renders problems like rustc; [`report`] turns an
 //! [`Outcome`] into the contract's JSON; [`lark`] exports grammars.
 
+#![deny(missing_docs)]
+
+// The library's surface: the pipeline below, and these modules.
 pub mod agent;
 pub mod apply;
 pub mod diagnostics;
 pub mod error;
 pub mod formats;
-pub mod ir;
 /// The Lark exporter, the workspace's `pest-lark` crate.
 pub use pest_lark as lark;
 pub mod lossless;
@@ -29,9 +34,15 @@ pub mod mcp;
 pub mod paths;
 pub mod payload;
 pub mod report;
-pub mod review;
 pub mod unwrap;
-pub mod validate;
+
+// The shared model every format lowers into. Public only so that the
+// trust tests can plan and commit in two steps (a race between them is
+// what they attack); it is no part of the API and may change.
+#[doc(hidden)]
+pub mod ir;
+mod review;
+mod validate;
 
 use std::path::Path;
 
@@ -45,14 +56,20 @@ pub enum Mode {
     /// Parse and validate; with a tree, also locate every edit. Writes nothing.
     Lint,
     /// Everything, and write (unless `dry_run`).
-    Apply { dry_run: bool },
+    Apply {
+        /// Do everything but write.
+        dry_run: bool,
+    },
 }
 
 /// One file in a successful result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileResult {
+    /// The path the change leaves behind (a move's destination).
     pub path: String,
+    /// What happened to it.
     pub action: FileAction,
+    /// A move's source.
     pub from: Option<String>,
     /// With [`Options::diff`]: this file's section of the review diff, in
     /// git's format (text standing for bytes, see `lossless`).
@@ -62,8 +79,11 @@ pub struct FileResult {
 /// What a patch did (or would do) to one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileAction {
+    /// Created (a file or a link).
     Added,
+    /// Changed in place: text or mode.
     Modified,
+    /// Removed (a file, or ap: a directory and all it held).
     Deleted,
     /// Moved, with or without edits; [`FileResult::from`] says from where.
     Renamed,
@@ -90,13 +110,17 @@ impl FileAction {
 /// The result of [`run`]: what was (or would be) done, and every diagnostic.
 #[derive(Debug)]
 pub struct Outcome {
+    /// The format read, once known.
     pub format: Option<Format>,
+    /// What was asked.
     pub mode: Mode,
     /// The patch text the diagnostics' spans point into.
     pub text: String,
+    /// Every path changed (or that would be); empty when anything failed.
     pub files: Vec<FileResult>,
     /// Errors first, then warnings.
     pub diagnostics: Vec<Diagnostic>,
+    /// Metadata lines accepted and ignored (udiff `index`, modes), verbatim.
     pub ignored_metadata: Vec<String>,
 }
 
@@ -119,6 +143,7 @@ impl Outcome {
         error::sort(&mut self.diagnostics);
     }
 
+    /// Whether no diagnostic is an error.
     pub fn ok(&self) -> bool {
         !self.diagnostics.iter().any(Diagnostic::is_error)
     }
@@ -185,7 +210,7 @@ pub fn run_with(
     if options.tolerant && format.or_else(|| formats::detect(unwrapped.body())) == Some(Format::Ap)
     {
         let body = unwrapped.body;
-        let mut fixed = formats::ap::correct_drifted_ids(&mut unwrapped.text, body);
+        let mut fixed = formats::correct_drifted_ids(&mut unwrapped.text, body);
         outcome.diagnostics.append(&mut fixed);
     }
     let result = pipeline(&unwrapped, &mut outcome, tree, root, options);

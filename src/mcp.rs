@@ -21,7 +21,7 @@ use serde_json::{json, Map, Value};
 
 use std::panic::AssertUnwindSafe;
 
-use crate::apply::root::recover;
+use crate::apply::recover;
 use crate::apply::{open_root, DiskTree, FileTree, DEFAULT_WAIT};
 use crate::error::{Code, Diagnostic};
 use crate::formats::{self, Format};

@@ -11,6 +11,7 @@ use std::path::{Component, Path};
 pub struct RelPath(String);
 
 impl RelPath {
+    /// The path, `/`-separated.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -44,9 +45,13 @@ impl fmt::Display for RelPath {
 /// Why a path cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathProblem {
+    /// No path at all.
     Empty,
+    /// A `..` that would climb out.
     ParentComponent,
+    /// An absolute path outside the root.
     OutsideRoot,
+    /// An absolute path, and no root to judge it by.
     AbsoluteWithoutRoot,
     /// A NUL byte, or a component longer than any file system allows.
     Unusable,
@@ -58,6 +63,7 @@ pub enum PathProblem {
 }
 
 impl PathProblem {
+    /// The problem in words.
     pub fn explain(&self) -> &'static str {
         match self {
             PathProblem::Empty => "the path is empty",

@@ -8,8 +8,11 @@ use serde_json::{Map, Value};
 /// The fields of a tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCall {
+    /// The patch text.
     pub patch: String,
+    /// `format`, if given.
     pub format: Option<String>,
+    /// `dry_run`, if given.
     pub dry_run: Option<bool>,
 }
 

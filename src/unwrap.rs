@@ -11,15 +11,18 @@ use crate::error::{Code, Diagnostic};
 use crate::formats::Format;
 use crate::ir::Span;
 
+/// A patch taken out of what surrounds it.
 pub struct Unwrapped {
     /// The patch text as diagnostics show it: LF line ends, ending with a newline.
     pub text: String,
     /// The part the grammar parses.
     pub body: Span,
+    /// What was taken off, each a warning.
     pub warnings: Vec<Diagnostic>,
 }
 
 impl Unwrapped {
+    /// The text the grammar parses.
     pub fn body(&self) -> &str {
         &self.text[self.body.start..self.body.end]
     }

@@ -26,7 +26,10 @@
 //! - `beneath.rs`: opening a path beneath the root's handle, at every component.
 
 mod assemble;
-pub mod beneath;
+mod beneath;
+// Public only for the trust tests, which plan and commit in two steps, fault
+// a tree, and forge journals; no part of the API.
+#[doc(hidden)]
 pub mod commit;
 mod dirs;
 mod edit;
@@ -36,20 +39,26 @@ mod evolve;
 mod explain;
 mod extent;
 mod find;
+#[doc(hidden)]
 pub mod fs;
+#[doc(hidden)]
 pub mod journal;
 mod locate;
 mod op;
+#[doc(hidden)]
 pub mod output;
 mod place;
+#[doc(hidden)]
 pub mod plan;
-pub mod root;
+mod root;
 mod sequential;
 mod text;
 pub mod tree;
 
+#[doc(hidden)]
 pub use commit::commit;
 pub use fs::{DiskTree, Lock};
+#[doc(hidden)]
 pub use plan::{plan, Change, Plan, LINK_MODE};
-pub use root::{open_root, DEFAULT_WAIT};
+pub use root::{open_root, recover, DEFAULT_WAIT};
 pub use tree::{Entry, FileTree, MemTree};

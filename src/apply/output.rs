@@ -14,7 +14,7 @@ use crate::lossless;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output<'p> {
     /// The file's current text (empty for a new file): the source of
-    /// [`Piece::Original`], and what the rollback restores.
+    /// `Piece::Original`, and what the rollback restores.
     pub original: String,
     pieces: Vec<Piece<'p>>,
     /// The text [`Piece::Original`] ranges index into when it is not the

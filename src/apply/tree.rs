@@ -10,20 +10,30 @@ use crate::paths::RelPath;
 /// What is at a path. The last component is not followed if it is a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Entry {
+    /// Nothing.
     Missing,
-    File { mode: u32 },
+    /// A regular file.
+    File {
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// A directory.
     Dir,
+    /// A symbolic link.
     Symlink,
+    /// A device, a socket, a pipe.
     Other,
 }
 
 /// Every mutating call is one step of a commit; each either succeeds or
 /// leaves the tree as it was (a failed `create` removes its partial file).
 pub trait FileTree {
+    /// What is at `path`.
     fn entry(&self, path: &RelPath) -> io::Result<Entry>;
     /// Where the path really leads if, through a symbolic link, it leaves
     /// the root; `None` while it stays inside.
     fn escapes(&self, path: &RelPath) -> io::Result<Option<String>>;
+    /// The bytes of the regular file at `path`.
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>>;
     /// Overwrites an existing regular file in place (keeping its inode,
     /// permissions and links) with the concatenation of `chunks`. Never
@@ -32,7 +42,9 @@ pub trait FileTree {
     /// Creates a new file holding the concatenation of `chunks`; fails if
     /// anything exists at the path.
     fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()>;
+    /// Removes a file or a link.
     fn remove(&mut self, path: &RelPath) -> io::Result<()>;
+    /// Creates a directory; its parent must exist.
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()>;
     /// Removes an empty directory; `DirectoryNotEmpty` if it is not empty.
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()>;
@@ -78,11 +90,14 @@ fn is_link(mode: u32) -> bool {
 /// A tree in memory: files with modes, and directories.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemTree {
+    /// Each file (or link, by its mode): its bytes and mode.
     pub files: BTreeMap<String, (Vec<u8>, u32)>,
+    /// Each directory.
     pub dirs: std::collections::BTreeSet<String>,
 }
 
 impl MemTree {
+    /// The tree with a file (mode 644) holding `text`, and its directories.
     pub fn with_file(mut self, path: &str, text: &str) -> Self {
         let rel = RelPath::new(path).expect("valid test path");
         for dir in rel.ancestors() {

@@ -1,5 +1,5 @@
 //! The patch formats: which exist, how to tell them apart, and how to turn
-//! a text into the shared [`Patch`](crate::ir::Patch). Each format module
+//! a text into the shared `Patch`. Each format module
 //! holds its generated pest parser and a `lower` function, and nothing else.
 
 use std::fmt;
@@ -11,26 +11,34 @@ use pest::RuleType;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Patch, PathRef, Span};
 
-pub mod ap;
-pub mod codex;
+pub(crate) use ap::correct_drifted_ids;
+
+mod ap;
+mod codex;
 mod git_binary;
 mod lowering;
-pub mod repopatch;
-pub mod udiff;
+mod repopatch;
+mod udiff;
 
 /// A patch format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// Unified diff (the RFC's subset, git's and GNU diff's headers).
     Udiff,
+    /// The `*** Begin Patch` format of Codex's `apply_patch`.
     Codex,
+    /// RepoPatch Patch Language v1.3.
     Repopatch,
+    /// ap, the AI-friendly Patch format, 3.1 and 3.2.
     Ap,
 }
 
 impl Format {
+    /// Every format, in the order they are listed.
     pub const ALL: &'static [Format] =
         &[Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap];
 
+    /// The name `--format` takes.
     pub fn name(self) -> &'static str {
         match self {
             Format::Udiff => "udiff",
@@ -40,10 +48,12 @@ impl Format {
         }
     }
 
+    /// The format named `name`.
     pub fn from_name(name: &str) -> Option<Format> {
         Format::ALL.iter().copied().find(|f| f.name() == name)
     }
 
+    /// The format in a few words.
     pub fn describe(self) -> &'static str {
         match self {
             Format::Udiff => {
