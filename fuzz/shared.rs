@@ -9,7 +9,7 @@ use grammar_patch::{run_with, Mode, Options};
 pub fn parse(format: Format, data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     for tolerant in [false, true] {
-        let out = run_with(text, Some(format), Mode::Lint, None, None, Options { tolerant });
+        let out = run_with(text, Some(format), Mode::Lint, None, None, Options { tolerant, ..Options::default() });
         let _ = out.exit_code();
     }
 }
@@ -47,7 +47,7 @@ pub fn apply(data: &[u8]) {
         Mode::Apply { dry_run: false },
         Some(&mut tree as &mut dyn FileTree),
         Some(std::path::Path::new("/root")),
-        Options { tolerant },
+        Options { tolerant, ..Options::default() },
     );
     if !out.ok() {
         assert_eq!(tree, before, "a rejected patch changed the tree");
