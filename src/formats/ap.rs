@@ -176,22 +176,25 @@ pub fn parse(
     let input = &text[body.start..body.end];
     let pairs = ApParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
-    let mut lower = Lower {
-        cx: Lowering::new(text, body.start),
-        id: "",
-        v31: false,
-        tolerant,
-        ended: false,
-        last_value: None,
-    };
+    let mut lower = Lower::new(
+        text,
+        body.start,
+        Ap {
+            id: "",
+            v31: false,
+            tolerant,
+            ended: false,
+            last_value: None,
+        },
+    );
     lower.patch(
         pairs
             .into_iter()
             .next()
             .expect("pest returns the start rule"),
     );
-    lower.patch.policy = policy(lower.v31, tolerant);
-    lower.cx.finish()
+    lower.patch.policy = policy(lower.own.v31, tolerant);
+    lower.finish()
 }
 
 /// How ap's modifications are placed and its files written (§3).
@@ -351,8 +354,10 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
     ApParser::parse(Rule::patch, text).ok().map(rule_names)
 }
 
-struct Lower<'t> {
-    cx: Lowering<'t>,
+type Lower<'t> = Lowering<'t, Ap<'t>>;
+
+/// What ap's lowering keeps beyond the shared state.
+struct Ap<'t> {
     id: &'t str,
     v31: bool,
     tolerant: bool,
@@ -361,19 +366,6 @@ struct Lower<'t> {
     /// The last value in the patch: (its span, whether it was empty), for
     /// the truncation rule.
     last_value: Option<(Span, bool)>,
-}
-
-impl<'t> std::ops::Deref for Lower<'t> {
-    type Target = Lowering<'t>;
-    fn deref(&self) -> &Lowering<'t> {
-        &self.cx
-    }
-}
-
-impl<'t> std::ops::DerefMut for Lower<'t> {
-    fn deref_mut(&mut self) -> &mut Lowering<'t> {
-        &mut self.cx
-    }
 }
 
 /// A modification (or the parts before any action) while its directives are read.
@@ -405,11 +397,11 @@ impl<'t> Pending<'t> {
     }
 }
 
-impl<'t> Lower<'t> {
+impl<'t> Lowering<'t, Ap<'t>> {
     /// The keyword of a directive line: the word after the ID.
     fn keyword(&self, line: &Pair<'t, Rule>) -> &'t str {
         let text = line.as_str();
-        text.get(self.id.len()..)
+        text.get(self.own.id.len()..)
             .and_then(|rest| rest.split_whitespace().next())
             .unwrap_or("")
     }
@@ -427,21 +419,21 @@ impl<'t> Lower<'t> {
                     let span = self.span(&part);
                     let mut inner = part.into_inner();
                     let head = inner.next().expect("headless starts with FILE");
-                    self.id = head
+                    self.own.id = head
                         .clone()
                         .into_inner()
                         .find(|p| p.as_rule() == Rule::patch_id)
                         .map_or("", |p| p.as_str());
                     let first = Span::line_at(self.text, span.start);
-                    if self.tolerant {
-                        self.cx.warn(
+                    if self.own.tolerant {
+                        self.warn(
                             Code::ToleratedFormatSlip,
                             first,
                             "the patch has no `<ID> AP 3.2` header; the ID of this `FILE` is taken",
                             "the header belongs above this line",
                         );
                     } else {
-                        self.cx.error(
+                        self.error(
                             first,
                             "the patch has no `<ID> AP 3.x` header",
                             "the first directive, with no header above it",
@@ -454,14 +446,14 @@ impl<'t> Lower<'t> {
                     blocks.extend(nested);
                 }
                 Rule::end_block => {
-                    self.ended = true;
+                    self.own.ended = true;
                     let end = part
                         .into_inner()
                         .nth(1)
                         .and_then(|t| t.into_inner().find(|p| p.as_rule() == Rule::ignored_tail));
                     if let Some(tail) = end {
                         let s = self.span(&tail);
-                        self.cx.warn(
+                        self.warn(
                             Code::SurroundingTextStripped,
                             s,
                             "text after `END` is ignored",
@@ -484,9 +476,9 @@ impl<'t> Lower<'t> {
             }
             self.file_block(head, inner.collect());
         }
-        if let Some((span, true)) = self.last_value {
-            if !self.ended {
-                self.cx.error(
+        if let Some((span, true)) = self.own.last_value {
+            if !self.own.ended {
+                self.error(
                     span,
                     "the patch ends with an empty value and no `END`: it may have been cut off",
                     "an empty value at the very end",
@@ -499,8 +491,8 @@ impl<'t> Lower<'t> {
     fn header(&mut self, pair: Pair<'t, Rule>) {
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::patch_id => self.id = p.as_str(),
-                Rule::version => self.v31 = p.as_str() == "3.1",
+                Rule::patch_id => self.own.id = p.as_str(),
+                Rule::version => self.own.v31 = p.as_str() == "3.1",
                 _ => {}
             }
         }
@@ -517,8 +509,8 @@ impl<'t> Lower<'t> {
             if self.foreign(text, span) {
                 continue;
             }
-            if self.tolerant && text.trim_start().starts_with('#') {
-                self.cx.warn(
+            if self.own.tolerant && text.trim_start().starts_with('#') {
+                self.warn(
                     Code::ToleratedFormatSlip,
                     span,
                     "a `#` comment between directives is ignored",
@@ -537,7 +529,7 @@ impl<'t> Lower<'t> {
                     "every value needs its directive above it, e.g. `<ID> snippet` before the lines to find",
                 )
             };
-            self.cx.error(span, message, "not part of any value", hint);
+            self.error(span, message, "not part of any value", hint);
         }
     }
 
@@ -546,21 +538,21 @@ impl<'t> Lower<'t> {
         let Some(other) = directive_id(text) else {
             return false;
         };
-        if other == self.id {
+        if other == self.own.id {
             return false;
         }
-        self.cx.diags.push(
+        self.diags.push(
             Diagnostic::new(
                 Code::IdMismatch,
                 format!(
                     "directive with patch ID `{other}`, but the header's is `{}`",
-                    self.id
+                    self.own.id
                 ),
             )
             .at(Span::new(span.start, span.start + 8), "another ID")
             .hint(format!(
                 "every directive must start with the header's ID: write `{}` here",
-                self.id
+                self.own.id
             )),
         );
         true
@@ -590,7 +582,7 @@ impl<'t> Lower<'t> {
 
     fn file_block(&mut self, head: Option<Pair<'t, Rule>>, items: Vec<Pair<'t, Rule>>) {
         let Some(head) = head else { return };
-        self.last_value = None;
+        self.own.last_value = None;
         let head_span = self.line_span(&head);
         let create_head = head.as_rule() == Rule::create_directive;
         let mut eol = None;
@@ -654,7 +646,7 @@ impl<'t> Lower<'t> {
                     let span = self.line_span(&action);
                     let kw = self.keyword(&action);
                     let mut pending = Pending::new(kw, span);
-                    self.last_value = None;
+                    self.own.last_value = None;
                     for part in inner {
                         if part.as_rule() == Rule::gap {
                             self.gap(part);
@@ -668,10 +660,10 @@ impl<'t> Lower<'t> {
                     let mut inner = item.into_inner();
                     let d = inner.next().expect("rename_block starts with RENAME");
                     let span = self.line_span(&d);
-                    self.last_value = None;
+                    self.own.last_value = None;
                     let lines = self.value_lines(inner.next());
                     if rename.is_some() {
-                        self.cx.error(
+                        self.error(
                             span,
                             "a second `RENAME` in one file block",
                             "second RENAME",
@@ -707,7 +699,7 @@ impl<'t> Lower<'t> {
         let Some(path) = path else { return };
         if let Some((span, lines)) = rename {
             if !pendings.is_empty() {
-                self.cx.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
+                self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
                 return;
             }
             let Some(to) = self.path_value(&lines, span, "RENAME") else {
@@ -729,7 +721,7 @@ impl<'t> Lower<'t> {
     /// The one path line of a `FILE`, `CREATE` or `RENAME` value.
     fn path_value(&mut self, lines: &[Line<'t>], directive: Span, what: &str) -> Option<PathRef> {
         let Some(i) = lines.iter().position(|l| !l.text.trim().is_empty()) else {
-            self.cx.error(
+            self.error(
                 directive,
                 format!("`{what}` without a path"),
                 "the path belongs on the next line",
@@ -753,15 +745,15 @@ impl<'t> Lower<'t> {
             .skip(from)
             .filter(|l| !l.text.trim().is_empty())
         {
-            if self.tolerant && line.text.trim_start().starts_with('#') {
-                self.cx.warn(
+            if self.own.tolerant && line.text.trim_start().starts_with('#') {
+                self.warn(
                     Code::ToleratedFormatSlip,
                     line.span,
                     "a `#` comment after a path is ignored",
                     "comment",
                 );
             } else {
-                self.cx.error(
+                self.error(
                     line.span,
                     "a second line under a path",
                     "a path value is one line",
@@ -784,7 +776,7 @@ impl<'t> Lower<'t> {
                 let lines = self.value_lines(value);
                 if let Some((_, first, _)) = pending.value(kw) {
                     let first = *first;
-                    self.cx.diags.push(
+                    self.diags.push(
                         Diagnostic::new(Code::SyntaxError, format!("a second `{kw}` in one modification"))
                             .at(span, "repeated here")
                             .secondary(first, "first here")
@@ -792,7 +784,7 @@ impl<'t> Lower<'t> {
                     );
                 }
                 let empty = lines.iter().all(|l| l.text.trim().is_empty());
-                self.last_value = Some((
+                self.own.last_value = Some((
                     vspan.filter(|s| s.end > s.start).unwrap_or(span),
                     empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE"),
                 ));
@@ -814,25 +806,25 @@ impl<'t> Lower<'t> {
                 if let Some(gap) = inner.next() {
                     self.gap(gap);
                 }
-                self.last_value = None;
+                self.own.last_value = None;
                 pending.options.push((kw, span, n));
             }
             Rule::bad_directive => {
                 let mut inner = part.into_inner();
                 let line = inner.next().expect("bad_directive has its line");
                 let span = self.line_span(&line);
-                let word = line.as_str()[self.id.len()..].trim();
+                let word = line.as_str()[self.own.id.len()..].trim();
                 let key: String = word.chars().take_while(|c| !c.is_whitespace()).collect();
                 let bare = key.trim_end_matches(':');
                 let guess = KEYWORDS.iter().find(|k| k.eq_ignore_ascii_case(bare));
                 let hint = match guess {
                     Some(k) => format!(
                         "directive keywords are case-sensitive and take no colon: write `{} {k}`",
-                        self.id
+                        self.own.id
                     ),
                     None => format!("the directives are {}", KEYWORDS.join(", ")),
                 };
-                self.cx.diags.push(
+                self.diags.push(
                     Diagnostic::new(Code::SyntaxError, format!("unknown directive `{key}`"))
                         .at(span, "not an ap directive")
                         .hint(hint),
@@ -863,7 +855,7 @@ impl<'t> Lower<'t> {
                         (content, p.values.len(), p.options.is_empty())
                     {
                         if i == 0 {
-                            self.cx.warn(
+                            self.warn(
                                 Code::ImplicitCreate,
                                 p.span,
                                 "a file block with only `content` creates the file (implicit CREATE)",
@@ -876,7 +868,7 @@ impl<'t> Lower<'t> {
                     if p.bad {
                         continue;
                     }
-                    self.cx.error(
+                    self.error(
                         p.span,
                         "values without an action directive",
                         "no REPLACE/INSERT_AFTER/INSERT_BEFORE/DELETE/CREATE above this",
@@ -885,7 +877,7 @@ impl<'t> Lower<'t> {
                 }
                 "CREATE" => {
                     if i != 0 {
-                        self.cx.error(
+                        self.error(
                             p.span,
                             "`CREATE` after other modifications",
                             "CREATE",
@@ -907,13 +899,13 @@ impl<'t> Lower<'t> {
                             });
                             return;
                         }
-                        None => self.cx.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text"),
+                        None => self.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text"),
                     }
                 }
                 "RECREATE" => {
                     self.no_options(&p);
                     if i != 0 {
-                        self.cx.error(
+                        self.error(
                             p.span,
                             "`RECREATE` after other modifications",
                             "RECREATE",
@@ -923,7 +915,7 @@ impl<'t> Lower<'t> {
                     }
                     match content {
                         Some(c) => base = Base::Recreate(c),
-                        None => self.cx.error(
+                        None => self.error(
                             p.span,
                             "`RECREATE` without `content`",
                             "RECREATE",
@@ -943,7 +935,7 @@ impl<'t> Lower<'t> {
                         });
                         return;
                     }
-                    self.cx.error(
+                    self.error(
                         p.span,
                         "a bare `DELETE` (which deletes the whole file) beside other modifications",
                         "DELETE with no snippet",
@@ -991,7 +983,7 @@ impl<'t> Lower<'t> {
 
     fn no_options(&mut self, p: &Pending<'t>) {
         for (kw, span, _) in &p.options {
-            self.cx.error(
+            self.error(
                 *span,
                 format!("`{kw}` does not apply to `{}`", p.kw),
                 "option without a located region",
@@ -1016,8 +1008,8 @@ impl<'t> Lower<'t> {
         let snippet = match p.value("snippet") {
             Some(v) => Some(v.2.clone()),
             None => match anchor.take() {
-                Some(a) if self.tolerant => {
-                    self.cx.warn(Code::ToleratedFormatSlip, p.span, format!("`{kw}` has an `anchor` but no `snippet`; the anchor is used as the snippet"), "no snippet");
+                Some(a) if self.own.tolerant => {
+                    self.warn(Code::ToleratedFormatSlip, p.span, format!("`{kw}` has an `anchor` but no `snippet`; the anchor is used as the snippet"), "no snippet");
                     Some(a)
                 }
                 a => {
@@ -1026,7 +1018,7 @@ impl<'t> Lower<'t> {
                     } else {
                         "add `<ID> snippet` and, on the lines after it, the text to find"
                     };
-                    self.cx.error(
+                    self.error(
                         p.span,
                         format!("`{kw}` without a `snippet`"),
                         "nothing says where",
@@ -1039,7 +1031,7 @@ impl<'t> Lower<'t> {
         let snippet = match target(&snippet) {
             Some(t) => t,
             None => {
-                self.cx.error(
+                self.error(
                     p.value("snippet").map_or(p.span, |v| v.1),
                     "an empty `snippet`",
                     "no lines to find",
@@ -1051,7 +1043,7 @@ impl<'t> Lower<'t> {
         let tail = match p.value("snippet_tail") {
             Some((_, span, lines)) => {
                 if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
-                    self.cx.error(
+                    self.error(
                         *span,
                         format!("`snippet_tail` with `{kw}`"),
                         "a range",
@@ -1061,7 +1053,7 @@ impl<'t> Lower<'t> {
                 }
                 match target(lines) {
                     Some(Target::Start) | None => {
-                        self.cx.error(*span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
+                        self.error(*span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
                         return None;
                     }
                     t => t,
@@ -1071,7 +1063,7 @@ impl<'t> Lower<'t> {
         };
         let content = match (kind, content) {
             (ModKind::Delete, Some(_)) => {
-                self.cx.error(
+                self.error(
                     p.value("content").map_or(p.span, |v| v.1),
                     "`DELETE` takes no `content`",
                     "content",
@@ -1081,7 +1073,7 @@ impl<'t> Lower<'t> {
             }
             (ModKind::Delete, None) => vec![],
             (_, None) => {
-                self.cx.error(
+                self.error(
                     p.span,
                     format!("`{kw}` without `content`"),
                     "no new text",
@@ -1091,8 +1083,8 @@ impl<'t> Lower<'t> {
             }
             (ModKind::Replace, Some(c)) if c.is_empty() => {
                 let at = p.value("content").map_or(p.span, |v| v.1);
-                if self.v31 {
-                    self.cx.error(
+                if self.own.v31 {
+                    self.error(
                         at,
                         "`REPLACE` with an empty `content`",
                         "empty",
@@ -1100,7 +1092,7 @@ impl<'t> Lower<'t> {
                     );
                     return None;
                 }
-                self.cx.warn(
+                self.warn(
                     Code::EmptyContentAsDelete,
                     at,
                     "an empty `content` makes this `REPLACE` a `DELETE`",

@@ -85,9 +85,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     let input = &text[body.start..body.end];
     let pairs = CodexParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
-    let mut lower = Lower {
-        cx: Lowering::new(text, body.start),
-    };
+    let mut lower = Lower::new(text, body.start, Codex);
     lower.patch.policy.lone_cr_breaks = true;
     lower.patch.policy.advice = Advice {
         block: "hunk context",
@@ -123,7 +121,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             _ => {}
         }
     }
-    lower.cx.finish()
+    lower.finish()
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
@@ -132,22 +130,10 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
     CodexParser::parse(Rule::patch, text).ok().map(rule_names)
 }
 
-struct Lower<'a> {
-    cx: Lowering<'a>,
-}
+/// The Codex lowering: the shared one, with nothing of its own.
+struct Codex;
 
-impl<'a> std::ops::Deref for Lower<'a> {
-    type Target = Lowering<'a>;
-    fn deref(&self) -> &Lowering<'a> {
-        &self.cx
-    }
-}
-
-impl<'a> std::ops::DerefMut for Lower<'a> {
-    fn deref_mut(&mut self) -> &mut Lowering<'a> {
-        &mut self.cx
-    }
-}
+type Lower<'a> = Lowering<'a, Codex>;
 
 /// The text of a prefixed line: without its one-byte prefix, its `\n`, and a `\r`.
 fn body_of(line: &str) -> &str {
@@ -157,7 +143,7 @@ fn body_of(line: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
-impl<'a> Lower<'a> {
+impl<'a> Lowering<'a, Codex> {
     /// The path of a marker line, trailing spaces trimmed.
     fn path(&self, marker: Pair<'a, Rule>) -> PathRef {
         marker_path(self.base, marker, Rule::path)
@@ -225,7 +211,7 @@ impl<'a> Lower<'a> {
             && move_to.is_none()
             && self.diags.len() == reported
         {
-            self.cx.diags.push(
+            self.diags.push(
                 Diagnostic::new(Code::InvalidHunkBody, "this update changes nothing")
                     .at(span, "no hunk line follows")
                     .hint("follow `@@` with the lines to change: ` ` unchanged, `-` removed, `+` added"),

@@ -1,8 +1,9 @@
 //! What every format's lowering shares: the patch text (spans are offsets
 //! into it), where the parsed body starts, the patch being built, and the
 //! diagnostics, with the helpers that turn pest pairs into spans and
-//! problems into diagnostics. A format's `Lower` holds one and adds only
-//! what is special to it.
+//! problems into diagnostics. A format's lowering is a `Lowering` whose
+//! `own` field holds only what is special to it, and its methods are an
+//! `impl` on `Lowering<'t, ItsOwnState>`.
 
 use pest::iterators::Pair;
 use pest::RuleType;
@@ -11,22 +12,25 @@ use super::{line_span_of, span_of};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Patch, Span};
 
-pub(crate) struct Lowering<'t> {
+pub(crate) struct Lowering<'t, F> {
     /// The whole (unwrapped) patch text.
     pub text: &'t str,
     /// Where the parsed body starts in `text`.
     pub base: usize,
     pub patch: Patch<'t>,
     pub diags: Vec<Diagnostic>,
+    /// The format's own state.
+    pub own: F,
 }
 
-impl<'t> Lowering<'t> {
-    pub fn new(text: &'t str, base: usize) -> Self {
+impl<'t, F> Lowering<'t, F> {
+    pub fn new(text: &'t str, base: usize, own: F) -> Self {
         Lowering {
             text,
             base,
             patch: Patch::default(),
             diags: vec![],
+            own,
         }
     }
 

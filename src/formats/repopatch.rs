@@ -93,9 +93,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         let d = syntax_error(e, text, body.start, rule_name, syntax_hint);
         vec![misspelt_near(text, &d).unwrap_or(d)]
     })?;
-    let mut lower = Lower {
-        cx: Lowering::new(text, body.start),
-    };
+    let mut lower = Lower::new(text, body.start, Repopatch);
     lower.patch.policy = Policy {
         sequential: true,
         advice: Advice {
@@ -120,7 +118,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             _ => {}
         }
     }
-    lower.cx.finish()
+    lower.finish()
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
@@ -131,23 +129,10 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
         .map(rule_names)
 }
 
-/// The shared lowering; RepoPatch adds nothing of its own.
-struct Lower<'a> {
-    cx: Lowering<'a>,
-}
+/// The Repopatch lowering: the shared one, with nothing of its own.
+struct Repopatch;
 
-impl<'a> std::ops::Deref for Lower<'a> {
-    type Target = Lowering<'a>;
-    fn deref(&self) -> &Lowering<'a> {
-        &self.cx
-    }
-}
-
-impl<'a> std::ops::DerefMut for Lower<'a> {
-    fn deref_mut(&mut self) -> &mut Lowering<'a> {
-        &mut self.cx
-    }
-}
+type Lower<'a> = Lowering<'a, Repopatch>;
 
 /// A line of content: the text after its one-character prefix and the
 /// space that should follow it.
@@ -168,10 +153,10 @@ fn keyword(rule: Rule) -> &'static str {
     }
 }
 
-impl<'a> Lower<'a> {
+impl<'a> Lowering<'a, Repopatch> {
     /// A `PATCH` or the patchset ends without its closing keyword.
     fn missing_close(&mut self, pair: &Pair<Rule>, keyword: &str, what: &str) {
-        self.cx.error(
+        self.error(
             Span::line_before(self.text, self.span(pair).start),
             format!("{what} ends without `{keyword}`"),
             "the block stops after this line",
@@ -206,7 +191,7 @@ impl<'a> Lower<'a> {
                 }
                 Rule::mixed_ops => self.mixed(p),
                 Rule::no_operation => {
-                    self.cx.error(
+                    self.error(
                         Span::line_at(self.text, self.span(&p).start),
                         "this `PATCH` has no operation",
                         "`ENDPATCH` comes before any operation",
@@ -240,7 +225,7 @@ impl<'a> Lower<'a> {
             if matches!(rule, Rule::createfile | Rule::deletefile) {
                 let kw = p.into_inner().next().map(|k| self.line_span(&k));
                 let what = keyword(rule);
-                self.cx.error(
+                self.error(
                     kw.unwrap_or_default(),
                     format!("`{what}` must be the only operation in its `PATCH`"),
                     "other operations share this `PATCH`",
@@ -273,14 +258,14 @@ impl<'a> Lower<'a> {
         let span = self.line_span(&args);
         let text = args.as_str().trim();
         if text.chars().any(|c| c.is_ascii_digit()) {
-            self.cx.error(
+            self.error(
                 span,
                 format!("`{what}` is followed by `{text}`: RepoPatch has no line numbers"),
                 "line numbers are not locators",
                 "remove the numbers; the `- ` block, copied from the file, says where the operation applies",
             );
         } else {
-            self.cx.error(
+            self.error(
                 span,
                 format!("unexpected text after `{what}`"),
                 "the keyword stands alone on its line",
@@ -327,7 +312,7 @@ impl<'a> Lower<'a> {
                     } else {
                         "old"
                     };
-                    self.cx.error(
+                    self.error(
                         kw_span.unwrap_or_default(),
                         format!("`{what}` has no {block} block"),
                         &format!("no `- ` lines follow `{what}`"),
@@ -339,7 +324,7 @@ impl<'a> Lower<'a> {
                     no_old_block = true;
                 }
                 Rule::missing_separator if !no_old_block => {
-                    self.cx.error(
+                    self.error(
                         Span::line_at(self.text, self.span(&p).start),
                         format!("`{what}` has no `---` between its blocks"),
                         "the `. ` block starts here",
@@ -350,7 +335,7 @@ impl<'a> Lower<'a> {
                 Rule::new_block => new = self.block_lines(p, "new", what),
                 Rule::delete_extra => {
                     let span = self.line_span(&p);
-                    self.cx.error(
+                    self.error(
                         span,
                         "`DELETE` takes no new block",
                         "`DELETE` ends with its `- ` lines",
@@ -395,7 +380,7 @@ impl<'a> Lower<'a> {
     /// blank line of the block it stands in.
     fn blank_slip(&mut self, span: Span, block: &str, how: &str) {
         let right = if block == "old" { "- " } else { ". " };
-        self.cx.diags.push(
+        self.diags.push(
             Diagnostic::new(
                 Code::BlankLinePrefix,
                 format!("a blank line of the {block} block is written {how}"),
@@ -438,7 +423,7 @@ impl<'a> Lower<'a> {
                     ""
                 }
                 Rule::dot_in_old => {
-                    self.cx.error(
+                    self.error(
                         span,
                         "a `. ` line in an old/anchor block",
                         "before `---`, every line is a line of the file to find",
@@ -447,7 +432,7 @@ impl<'a> Lower<'a> {
                     continue;
                 }
                 Rule::dash_in_new => {
-                    self.cx.error(
+                    self.error(
                         span,
                         format!("a `- ` line in the new block of `{what}`"),
                         "after `---`, every line is a line to write",
@@ -457,7 +442,7 @@ impl<'a> Lower<'a> {
                     continue;
                 }
                 Rule::misplaced_separator => {
-                    self.cx.error(
+                    self.error(
                         span,
                         format!("`---` out of place in `{what}`"),
                         if what == "CREATEFILE" {
@@ -505,7 +490,7 @@ impl<'a> Lower<'a> {
                 "remove the fence lines; a fence may only surround the whole patch",
             )
         } else if let Some(kw) = misspelt_keyword(first) {
-            return self.cx.error(
+            return self.error(
                 span,
                 format!("`{}` is not a RepoPatch keyword", first.trim_end()),
                 "not a keyword",
@@ -543,7 +528,7 @@ impl<'a> Lower<'a> {
         } else {
             format!("these {} lines", lines.len())
         };
-        self.cx.error(span, message, &label, hint);
+        self.error(span, message, &label, hint);
     }
 }
 

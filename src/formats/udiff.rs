@@ -88,9 +88,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             SYNTAX_HINT
         })]
     })?;
-    let mut lower = Lower {
-        cx: Lowering::new(text, body.start),
-    };
+    let mut lower = Lower::new(text, body.start, Udiff);
     lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate: "add context lines that occur only near the intended place, \
@@ -117,7 +115,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             lower.file(pair);
         }
     }
-    lower.cx.finish()
+    lower.finish()
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
@@ -126,22 +124,10 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
     UdiffParser::parse(Rule::patch, text).ok().map(rule_names)
 }
 
-struct Lower<'a> {
-    cx: Lowering<'a>,
-}
+/// The Udiff lowering: the shared one, with nothing of its own.
+struct Udiff;
 
-impl<'a> std::ops::Deref for Lower<'a> {
-    type Target = Lowering<'a>;
-    fn deref(&self) -> &Lowering<'a> {
-        &self.cx
-    }
-}
-
-impl<'a> std::ops::DerefMut for Lower<'a> {
-    fn deref_mut(&mut self) -> &mut Lowering<'a> {
-        &mut self.cx
-    }
-}
+type Lower<'a> = Lowering<'a, Udiff>;
 
 /// One side of the `---`/`+++` pair.
 #[derive(Clone)]
@@ -178,7 +164,7 @@ struct Header {
     new_epoch: bool,
 }
 
-impl<'a> Lower<'a> {
+impl<'a> Lowering<'a, Udiff> {
     fn file(&mut self, pair: Pair<'a, Rule>) {
         let file_span = self.span(&pair);
         let mut h = Header::default();
@@ -260,7 +246,7 @@ impl<'a> Lower<'a> {
             if let Some(span) = span {
                 d = d.at(span, "this hunk has no file to apply to");
             }
-            self.cx.diags.push(d);
+            self.diags.push(d);
             return;
         }
         let mut edits = self.hunks(hunks);
@@ -293,7 +279,7 @@ impl<'a> Lower<'a> {
     fn mode(&mut self, pair: &Pair<Rule>) -> Option<GitMode> {
         let mode = pair.clone().into_inner().next().map_or("", |m| m.as_str());
         if mode == "160000" {
-            self.cx.diags.push(
+            self.diags.push(
                 Diagnostic::new(
                     Code::UnsupportedGitPatchFeature,
                     "submodule changes are not supported",
@@ -340,7 +326,7 @@ impl<'a> Lower<'a> {
                 "binary data is written by `git diff --binary`; do not edit it",
             ),
         };
-        self.cx.diags.push(
+        self.diags.push(
             Diagnostic::new(code, what)
                 .at(first_line, "this binary hunk")
                 .hint(hint),
@@ -366,7 +352,7 @@ impl<'a> Lower<'a> {
             })
         } else {
             let Some((old_lines, old_eol)) = old else {
-                self.cx.diags.push(
+                self.diags.push(
                     Diagnostic::new(
                         Code::UnsupportedGitPatchFeature,
                         "a binary change without the old bytes",
@@ -443,7 +429,7 @@ impl<'a> Lower<'a> {
             self.span(pair).start,
             self.span(pair).start + text.find('\n').unwrap_or(0),
         );
-        self.cx.diags.push(
+        self.diags.push(
             Diagnostic::new(Code::UnsupportedGitPatchFeature, what)
                 .at(first_line, "outside the supported unified-diff subset")
                 .hint(hint),
@@ -500,7 +486,7 @@ impl<'a> Lower<'a> {
             } else {
                 "malformed hunk header"
             };
-            self.cx.diags.push(
+            self.diags.push(
                 Diagnostic::new(Code::InvalidHunkHeader, what)
                     .at(header_span, "expected `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@`")
                     .hint("write the header as `@@ -12,5 +12,6 @@`; the numbers may be approximate, the context lines decide"),
@@ -574,7 +560,7 @@ impl<'a> Lower<'a> {
                     Some(Rule::removed_line) => edit.old_no_eol = true,
                     Some(Rule::added_line) => edit.new_no_eol = true,
                     _ => {
-                        self.cx.diags.push(
+                        self.diags.push(
                             Diagnostic::new(
                                 Code::InvalidHunkBody,
                                 "`\\ No newline at end of file` must follow a line",
@@ -602,7 +588,7 @@ impl<'a> Lower<'a> {
                     edit.new.pop();
                 }
                 let first = trailing_empty[trailing_empty.len() - excess];
-                self.cx.diags.push(
+                self.diags.push(
                     Diagnostic::new(
                         Code::TrailingBlankContextDropped,
                         format!("{excess} empty line(s) after the hunk were read as a separator"),
@@ -616,7 +602,7 @@ impl<'a> Lower<'a> {
         let body_old = edit.old.len();
         let (want_old, want_new) = (old_count.unwrap_or(1), new_count.unwrap_or(1));
         if body_old != want_old || body_new != want_new {
-            self.cx.diags.push(
+            self.diags.push(
                 Diagnostic::new(
                     Code::HunkCountMismatch,
                     format!(
@@ -658,7 +644,7 @@ impl<'a> Lower<'a> {
             for (side, want, which) in [(&old, from, "---"), (&new, to, "+++")] {
                 if let Some((Side::Path(p, pspan), _)) = side {
                     if p != &want.text {
-                        self.cx.diags.push(
+                        self.diags.push(
                             Diagnostic::new(
                                 Code::RenamePathMismatch,
                                 format!("`{which} {p}` disagrees with the rename header `{}`", want.text),
@@ -686,7 +672,7 @@ impl<'a> Lower<'a> {
         }
         if h.rename_from.is_some() != h.rename_to.is_some() {
             let r = h.rename_from.as_ref().or(h.rename_to.as_ref())?;
-            self.cx.diags.push(
+            self.diags.push(
                 Diagnostic::new(
                     Code::RenamePathMismatch,
                     "a rename needs both `rename from` and `rename to`",
@@ -702,7 +688,7 @@ impl<'a> Lower<'a> {
                 // A git header alone: an empty file added or deleted, or a mode change.
                 let Some((path, gspan)) = git_path else {
                     let gspan = h.git.as_ref().map_or(span, |g| g.1);
-                    self.cx.diags.push(
+                    self.diags.push(
                         Diagnostic::new(
                             Code::MissingFileHeader,
                             "cannot tell the file from this `diff --git` line",
@@ -750,7 +736,7 @@ impl<'a> Lower<'a> {
                         eol: None,
                     })
                 } else {
-                    self.cx.diags.push(
+                    self.diags.push(
                         Diagnostic::new(
                             Code::MissingFileHeader,
                             "`diff --git` with no change after it",
@@ -783,7 +769,7 @@ impl<'a> Lower<'a> {
                     if let Some(NewLine::Add(line)) =
                         e.new.iter().find(|n| matches!(n, NewLine::Add(_)))
                     {
-                        self.cx.diags.push(
+                        self.diags.push(
                             Diagnostic::new(
                                 Code::InvalidHunkBody,
                                 "a deleted file (`+++ /dev/null`) cannot gain lines",
@@ -810,7 +796,7 @@ impl<'a> Lower<'a> {
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
                 if a != b {
-                    self.cx.diags.push(
+                    self.diags.push(
                         Diagnostic::new(Code::RenamePathMismatch, format!("`---` names `{a}` but `+++` names `{b}`"))
                             .at(bspan, "a different path")
                             .secondary(aspan, "the old path")
@@ -839,7 +825,7 @@ impl<'a> Lower<'a> {
             (Some((Side::DevNull, s)), Some((Side::DevNull, _)))
             | (Some((_, s)), None)
             | (None, Some((_, s))) => {
-                self.cx.diags.push(
+                self.diags.push(
                     Diagnostic::new(Code::MissingFileHeader, "need one real path in `---`/`+++`")
                         .at(s, "no file to patch")
                         .hint("write `--- a/PATH` and `+++ b/PATH` (or /dev/null on one side to add or delete)"),
@@ -856,7 +842,7 @@ impl<'a> Lower<'a> {
         };
         for e in edits {
             if let Some(old) = e.old.first() {
-                self.cx.diags.push(
+                self.diags.push(
                     Diagnostic::new(
                         Code::InvalidHunkBody,
                         "a new file (`--- /dev/null`) can only have `+` lines",
