@@ -447,7 +447,19 @@ pub enum Uniqueness {
     UniqueAfterCursor,
 }
 
-impl FileOp<'_> {
+impl<'a> FileOp<'a> {
+    /// `action` on `path`, with no mode and the file's own line ends.
+    pub fn new(path: PathRef, action: Action<'a>, span: Span) -> Self {
+        FileOp {
+            path,
+            action,
+            span,
+            mode: None,
+            old_mode: None,
+            eol: None,
+        }
+    }
+
     /// Paths this op reads or writes, for duplicate detection.
     pub fn paths(&self) -> impl Iterator<Item = &PathRef> {
         let dest = match &self.action {

@@ -705,14 +705,9 @@ impl<'t> Lowering<'t, Ap<'t>> {
             let Some(to) = self.path_value(&lines, span, "RENAME") else {
                 return;
             };
-            self.patch.files.push(FileOp {
-                path,
-                action: Action::Rename { to },
-                span: head_span,
-                mode: None,
-                old_mode: None,
-                eol: None,
-            });
+            self.patch
+                .files
+                .push(FileOp::new(path, Action::Rename { to }, head_span));
             return;
         }
         self.lower_file(path, head_span, eol, pendings);
@@ -889,14 +884,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                     match content {
                         Some(c) => base = Base::Create(c),
                         None if count == 1 => {
-                            self.patch.files.push(FileOp {
-                                path,
-                                action: Action::CreateDir,
-                                span: head,
-                                mode: None,
-                                old_mode: None,
-                                eol: None,
-                            });
+                            self.patch.files.push(FileOp::new(path, Action::CreateDir, head));
                             return;
                         }
                         None => self.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text"),
@@ -925,14 +913,9 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 }
                 "DELETE" if p.is_bare() => {
                     if count == 1 {
-                        self.patch.files.push(FileOp {
-                            path,
-                            action: Action::Remove,
-                            span: head,
-                            mode: None,
-                            old_mode: None,
-                            eol: None,
-                        });
+                        self.patch
+                            .files
+                            .push(FileOp::new(path, Action::Remove, head));
                         return;
                     }
                     self.error(

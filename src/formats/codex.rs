@@ -154,14 +154,9 @@ impl<'a> Lowering<'a, Codex> {
         let rule = pair.as_rule();
         if rule == Rule::delete_file {
             let path = self.path(pair);
-            self.patch.files.push(FileOp {
-                path,
-                action: Action::Delete { expect: None },
-                span,
-                mode: None,
-                old_mode: None,
-                eol: None,
-            });
+            self.patch
+                .files
+                .push(FileOp::new(path, Action::Delete { expect: None }, span));
             return;
         }
         let mut inner = pair.into_inner();
@@ -178,14 +173,9 @@ impl<'a> Lowering<'a, Codex> {
                 lines,
                 final_newline: true,
             };
-            self.patch.files.push(FileOp {
-                path,
-                action: Action::add(content),
-                span,
-                mode: None,
-                old_mode: None,
-                eol: None,
-            });
+            self.patch
+                .files
+                .push(FileOp::new(path, Action::add(content), span));
             return;
         }
         let mut move_to = None;
@@ -218,14 +208,9 @@ impl<'a> Lowering<'a, Codex> {
             );
             return;
         }
-        self.patch.files.push(FileOp {
-            path,
-            action: Action::Modify { edits, move_to },
-            span,
-            mode: None,
-            old_mode: None,
-            eol: None,
-        });
+        self.patch
+            .files
+            .push(FileOp::new(path, Action::Modify { edits, move_to }, span));
     }
 
     /// Lowers one hunk; `None` for a header with no lines at the end, which

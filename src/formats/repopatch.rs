@@ -208,14 +208,7 @@ impl<'a> Lowering<'a, Repopatch> {
             edits,
             move_to: None,
         });
-        self.patch.files.push(FileOp {
-            path,
-            action,
-            span,
-            mode: None,
-            old_mode: None,
-            eol: None,
-        });
+        self.patch.files.push(FileOp::new(path, action, span));
     }
 
     /// `CREATEFILE`/`DELETEFILE` among other operations.
