@@ -474,20 +474,7 @@ impl<'a> Lowering<'a, Udiff> {
         let header = inner.next()?;
         let header_span = self.line_span(&header);
         if header.as_rule() == Rule::bad_hunk_header {
-            let long = header
-                .as_str()
-                .split(|c: char| !c.is_ascii_digit())
-                .any(|run| run.len() > 9);
-            let what = if long {
-                "a number in the hunk header is too large (at most 9 digits)"
-            } else {
-                "malformed hunk header"
-            };
-            self.diags.push(
-                Diagnostic::new(Code::InvalidHunkHeader, what)
-                    .at(header_span, "expected `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@`")
-                    .hint("write the header as `@@ -12,5 +12,6 @@`; the numbers may be approximate, the context lines decide"),
-            );
+            self.bad_hunk_header(&header, header_span);
             return None;
         }
         let ranges: Vec<(usize, Option<usize>)> = header
@@ -512,10 +499,44 @@ impl<'a> Lowering<'a, Udiff> {
             ),
             span,
         };
+        let trailing_empty = self.hunk_body(&mut edit, inner);
+        self.drop_separator(&mut edit, old_count, &trailing_empty);
+        self.check_counts(&edit, header_span, old_count, new_count);
+        edit.locator.at_eof = edit.old_no_eol;
+        // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
+        let hint = if old_count == Some(0) {
+            old_start
+        } else {
+            old_start.saturating_sub(1)
+        };
+        edit.locator.hint = Some(Hint::Near(hint));
+        Some(edit)
+    }
+
+    fn bad_hunk_header(&mut self, header: &Pair<'a, Rule>, header_span: Span) {
+        let long = header
+            .as_str()
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|run| run.len() > 9);
+        let what = if long {
+            "a number in the hunk header is too large (at most 9 digits)"
+        } else {
+            "malformed hunk header"
+        };
+        self.diags.push(
+                Diagnostic::new(Code::InvalidHunkHeader, what)
+                    .at(header_span, "expected `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@`")
+                    .hint("write the header as `@@ -12,5 +12,6 @@`; the numbers may be approximate, the context lines decide"),
+            );
+    }
+
+    /// The hunk's lines into `edit`; returns the spans of the empty lines
+    /// at its end.
+    fn hunk_body(&mut self, edit: &mut Edit<'a>, lines: Pairs<'a, Rule>) -> Vec<Span> {
         // Which side the previous line was on, for `\ No newline`.
         let mut last: Option<Rule> = None;
         let mut trailing_empty: Vec<Span> = vec![];
-        for line in inner {
+        for line in lines {
             let rule = line.as_rule();
             let lspan = self.line_span(&line);
             // A body line is its one-byte prefix, its text and `\n`. The
@@ -574,8 +595,17 @@ impl<'a> Lowering<'a, Udiff> {
             }
         }
 
-        // Empty lines after the hunk's last counted line separate it from
-        // what follows; they are not blank context.
+        trailing_empty
+    }
+
+    /// Empty lines after the hunk's last counted line separate it from
+    /// what follows; they are not blank context.
+    fn drop_separator(
+        &mut self,
+        edit: &mut Edit<'a>,
+        old_count: Option<usize>,
+        trailing_empty: &[Span],
+    ) {
         let body_old = edit.old.len();
         if let Some(count) = old_count.filter(|&c| c < body_old) {
             let excess = body_old - count;
@@ -594,7 +624,16 @@ impl<'a> Lowering<'a, Udiff> {
                 );
             }
         }
+    }
 
+    /// A warning when the header's counts disagree with the body.
+    fn check_counts(
+        &mut self,
+        edit: &Edit<'a>,
+        header_span: Span,
+        old_count: Option<usize>,
+        new_count: Option<usize>,
+    ) {
         let body_new = edit.new.len();
         let body_old = edit.old.len();
         let (want_old, want_new) = (old_count.unwrap_or(1), new_count.unwrap_or(1));
@@ -609,15 +648,6 @@ impl<'a> Lowering<'a, Udiff> {
                 .at(header_span, "counts are advisory: the lines below were used"),
             );
         }
-        edit.locator.at_eof = edit.old_no_eol;
-        // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
-        let hint = if old_count == Some(0) {
-            old_start
-        } else {
-            old_start.saturating_sub(1)
-        };
-        edit.locator.hint = Some(Hint::Near(hint));
-        Some(edit)
     }
 
     /// The file op a section's header and hunks make: a rename, a
