@@ -339,6 +339,15 @@ fn edits(mods: Vec<Modification>) -> Vec<Edit> {
         .collect()
 }
 
+/// What an opening directive of a file block says.
+enum Opening<'a> {
+    /// The text the block's modifications start from.
+    Base(Base<'a>),
+    /// The block is one operation on the whole path.
+    Whole(Action<'a>),
+    Nothing,
+}
+
 /// What a file block's text starts from.
 enum Base<'a> {
     /// The file as it is on disk.
@@ -843,26 +852,74 @@ impl<'t> Lowering<'t, Ap<'t>> {
         let count = pendings.len();
         for (i, p) in pendings.into_iter().enumerate() {
             let content = p.value("content").map(|v| content_lines(&v.2));
-            match p.kw {
-                "" => {
-                    // Values before any action: an implicit CREATE when only `content`.
-                    if let (Some(content), 1, true) =
-                        (content, p.values.len(), p.options.is_empty())
-                    {
-                        if i == 0 {
-                            self.warn(
-                                Code::ImplicitCreate,
-                                p.span,
-                                "a file block with only `content` creates the file (implicit CREATE)",
-                                "read as `CREATE`",
-                            );
-                            base = Base::Create(content);
-                            continue;
-                        }
-                    }
-                    if p.bad {
-                        continue;
-                    }
+            let opening = match p.kw {
+                "" | "CREATE" | "RECREATE" => self.opening(&p, i == 0, count, content),
+                "DELETE" if p.is_bare() => self.bare_delete(&p, count),
+                kw => {
+                    mods.extend(self.modification(kw, &p, content));
+                    Opening::Nothing
+                }
+            };
+            match opening {
+                Opening::Base(b) => base = b,
+                Opening::Whole(action) => {
+                    self.patch.files.push(FileOp::new(path, action, head));
+                    return;
+                }
+                Opening::Nothing => {}
+            }
+        }
+        let edits = edits(mods);
+        let text = |lines| NewText {
+            lines,
+            final_newline: true,
+        };
+        let action = match base {
+            Base::Existing => Action::Modify {
+                edits,
+                move_to: None,
+            },
+            Base::Create(lines) => Action::Add {
+                content: text(lines),
+                edits,
+                overwrite: false,
+            },
+            Base::Recreate(lines) => Action::Add {
+                content: text(lines),
+                edits,
+                overwrite: true,
+            },
+        };
+        self.patch.files.push(FileOp {
+            eol,
+            ..FileOp::new(path, action, head)
+        });
+    }
+
+    /// What a block's opening directive says: values before any action
+    /// (an implicit `CREATE`), `CREATE` (with content, or a directory) or
+    /// `RECREATE`. Only the block's first directive (`first`) may open it.
+    fn opening(
+        &mut self,
+        p: &Pending<'t>,
+        first: bool,
+        count: usize,
+        content: Option<Vec<Line<'t>>>,
+    ) -> Opening<'t> {
+        match p.kw {
+            "" => {
+                if let (Some(content), 1, true, true) =
+                    (content, p.values.len(), p.options.is_empty(), first)
+                {
+                    self.warn(
+                        Code::ImplicitCreate,
+                        p.span,
+                        "a file block with only `content` creates the file (implicit CREATE)",
+                        "read as `CREATE`",
+                    );
+                    return Opening::Base(Base::Create(content));
+                }
+                if !p.bad {
                     self.error(
                         p.span,
                         "values without an action directive",
@@ -870,98 +927,68 @@ impl<'t> Lowering<'t, Ap<'t>> {
                         "start each modification with its action: `<ID> REPLACE`, then `<ID> snippet` and `<ID> content`",
                     );
                 }
-                "CREATE" => {
-                    if i != 0 {
-                        self.error(
-                            p.span,
-                            "`CREATE` after other modifications",
-                            "CREATE",
-                            "`CREATE` opens its file block: put it first",
-                        );
-                        continue;
-                    }
-                    self.no_options(&p);
-                    match content {
-                        Some(c) => base = Base::Create(c),
-                        None if count == 1 => {
-                            self.patch.files.push(FileOp::new(path, Action::CreateDir, head));
-                            return;
-                        }
-                        None => self.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text"),
+                Opening::Nothing
+            }
+            "CREATE" if !first => {
+                self.error(
+                    p.span,
+                    "`CREATE` after other modifications",
+                    "CREATE",
+                    "`CREATE` opens its file block: put it first",
+                );
+                Opening::Nothing
+            }
+            "CREATE" => {
+                self.no_options(p);
+                match content {
+                    Some(c) => Opening::Base(Base::Create(c)),
+                    None if count == 1 => Opening::Whole(Action::CreateDir),
+                    None => {
+                        self.error(p.span, "`CREATE` without `content` creates a directory, which takes no modifications", "CREATE", "add `<ID> content` with the file's text");
+                        Opening::Nothing
                     }
                 }
-                "RECREATE" => {
-                    self.no_options(&p);
-                    if i != 0 {
+            }
+            _ => {
+                self.no_options(p);
+                if !first {
+                    self.error(
+                        p.span,
+                        "`RECREATE` after other modifications",
+                        "RECREATE",
+                        "`RECREATE` replaces the whole file: put it first in its block",
+                    );
+                    return Opening::Nothing;
+                }
+                match content {
+                    Some(c) => Opening::Base(Base::Recreate(c)),
+                    None => {
                         self.error(
-                            p.span,
-                            "`RECREATE` after other modifications",
-                            "RECREATE",
-                            "`RECREATE` replaces the whole file: put it first in its block",
-                        );
-                        continue;
-                    }
-                    match content {
-                        Some(c) => base = Base::Recreate(c),
-                        None => self.error(
                             p.span,
                             "`RECREATE` without `content`",
                             "RECREATE",
                             "add `<ID> content` with the file's new text",
-                        ),
-                    }
-                }
-                "DELETE" if p.is_bare() => {
-                    if count == 1 {
-                        self.patch
-                            .files
-                            .push(FileOp::new(path, Action::Remove, head));
-                        return;
-                    }
-                    self.error(
-                        p.span,
-                        "a bare `DELETE` (which deletes the whole file) beside other modifications",
-                        "DELETE with no snippet",
-                        "to delete lines, give `<ID> snippet`; to delete the file, put `DELETE` alone in its own `FILE` block",
-                    );
-                }
-                kw => {
-                    if let Some(m) = self.modification(kw, &p, content) {
-                        mods.push(m);
+                        );
+                        Opening::Nothing
                     }
                 }
             }
         }
-        self.patch.files.push(FileOp {
-            path,
-            action: {
-                let edits = edits(mods);
-                let text = |lines| NewText {
-                    lines,
-                    final_newline: true,
-                };
-                match base {
-                    Base::Existing => Action::Modify {
-                        edits,
-                        move_to: None,
-                    },
-                    Base::Create(lines) => Action::Add {
-                        content: text(lines),
-                        edits,
-                        overwrite: false,
-                    },
-                    Base::Recreate(lines) => Action::Add {
-                        content: text(lines),
-                        edits,
-                        overwrite: true,
-                    },
-                }
-            },
-            span: head,
-            mode: None,
-            old_mode: None,
-            eol,
-        });
+    }
+
+    /// A `DELETE` with no snippet: the whole file or directory, alone in
+    /// its block.
+    fn bare_delete(&mut self, p: &Pending<'t>, count: usize) -> Opening<'t> {
+        if count == 1 {
+            return Opening::Whole(Action::Remove);
+        }
+        self.error(
+            p.span,
+            "a bare `DELETE` (which deletes the whole file) beside other modifications",
+            "DELETE with no snippet",
+            "to delete lines, give `<ID> snippet`; to delete the file, put `DELETE` alone in its own `FILE` block",
+        );
+        Opening::Nothing
     }
 
     fn no_options(&mut self, p: &Pending<'t>) {
