@@ -594,28 +594,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         self.own.last_value = None;
         let head_span = self.line_span(&head);
         let create_head = head.as_rule() == Rule::create_directive;
-        let mut eol = None;
-        let mut inline = None;
-        for p in head.into_inner() {
-            match p.as_rule() {
-                Rule::newline_mode => {
-                    eol = Some(match p.as_str() {
-                        "CRLF" => Eol::Crlf,
-                        "CR" => Eol::Cr,
-                        _ => Eol::Lf,
-                    })
-                }
-                Rule::inline_path => {
-                    let s = self.span(&p);
-                    let t = p.as_str().trim_end();
-                    inline = Some(PathRef {
-                        text: t.to_string(),
-                        span: Span::new(s.start, s.start + t.len()),
-                    });
-                }
-                _ => {}
-            }
-        }
+        let (eol, inline) = self.file_head(head);
         let mut items = items.into_iter().peekable();
         let value = match items.peek() {
             Some(p) if is_value(p.as_rule()) => items.next(),
@@ -647,30 +626,9 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 | Rule::create_file
                 | Rule::replace_mod
                 | Rule::insert_mod
-                | Rule::delete_mod => {
-                    let mut inner = item.into_inner();
-                    let action = inner
-                        .next()
-                        .expect("an action block starts with its action");
-                    let span = self.line_span(&action);
-                    let kw = self.keyword(&action);
-                    let mut pending = Pending::new(kw, span);
-                    self.own.last_value = None;
-                    for part in inner {
-                        if part.as_rule() == Rule::gap {
-                            self.gap(part);
-                        } else {
-                            self.part(part, &mut pending);
-                        }
-                    }
-                    pendings.push(pending);
-                }
+                | Rule::delete_mod => pendings.push(self.action_item(item)),
                 Rule::rename_block | Rule::loose_rename => {
-                    let mut inner = item.into_inner();
-                    let d = inner.next().expect("rename_block starts with RENAME");
-                    let span = self.line_span(&d);
-                    self.own.last_value = None;
-                    let lines = self.value_lines(inner.next());
+                    let (span, lines) = self.rename_item(item);
                     if rename.is_some() {
                         self.error(
                             span,
@@ -682,44 +640,106 @@ impl<'t> Lowering<'t, Ap<'t>> {
                     rename = Some((span, lines));
                 }
                 Rule::loose_part | Rule::content_kv => {
-                    let part = if item.as_rule() == Rule::content_kv {
-                        item
-                    } else {
-                        item.into_inner().next().expect("loose_part has a part")
-                    };
-                    let open = pendings.len();
-                    match pendings.last() {
-                        Some(p) if p.kw.is_empty() || (create_head && open == 1) => {
-                            let mut p = pendings.pop().expect("just matched");
-                            self.part(part, &mut p);
-                            pendings.push(p);
-                        }
-                        _ => {
-                            let span = Span::line_at(self.text, self.span(&part).start);
-                            let mut p = Pending::new("", span);
-                            self.part(part, &mut p);
-                            pendings.push(p);
-                        }
-                    }
+                    self.loose_item(item, &mut pendings, create_head)
                 }
                 _ => {}
             }
         }
         let Some(path) = path else { return };
-        if let Some((span, lines)) = rename {
-            if !pendings.is_empty() {
+        match rename {
+            Some((span, _)) if !pendings.is_empty() => {
                 self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
-                return;
             }
-            let Some(to) = self.path_value(&lines, span, "RENAME") else {
-                return;
-            };
-            self.patch
-                .files
-                .push(FileOp::new(path, Action::Rename { to }, head_span));
-            return;
+            Some((span, lines)) => {
+                if let Some(to) = self.path_value(&lines, span, "RENAME") {
+                    let op = FileOp::new(path, Action::Rename { to }, head_span);
+                    self.patch.files.push(op);
+                }
+            }
+            None => self.lower_file(path, head_span, eol, pendings),
         }
-        self.lower_file(path, head_span, eol, pendings);
+    }
+
+    /// The `FILE` line's newline mode and inline path (3.2).
+    fn file_head(&mut self, head: Pair<'t, Rule>) -> (Option<Eol>, Option<PathRef>) {
+        let mut eol = None;
+        let mut inline = None;
+        for p in head.into_inner() {
+            match p.as_rule() {
+                Rule::newline_mode => {
+                    eol = Some(match p.as_str() {
+                        "CRLF" => Eol::Crlf,
+                        "CR" => Eol::Cr,
+                        _ => Eol::Lf,
+                    })
+                }
+                Rule::inline_path => {
+                    let s = self.span(&p);
+                    let t = p.as_str().trim_end();
+                    inline = Some(PathRef {
+                        text: t.to_string(),
+                        span: Span::new(s.start, s.start + t.len()),
+                    });
+                }
+                _ => {}
+            }
+        }
+        (eol, inline)
+    }
+
+    /// An action directive and its values and options.
+    fn action_item(&mut self, item: Pair<'t, Rule>) -> Pending<'t> {
+        let mut inner = item.into_inner();
+        let action = inner
+            .next()
+            .expect("an action block starts with its action");
+        let span = self.line_span(&action);
+        let kw = self.keyword(&action);
+        let mut pending = Pending::new(kw, span);
+        self.own.last_value = None;
+        for part in inner {
+            if part.as_rule() == Rule::gap {
+                self.gap(part);
+            } else {
+                self.part(part, &mut pending);
+            }
+        }
+        pending
+    }
+
+    /// A `RENAME` directive and its value's lines.
+    fn rename_item(&mut self, item: Pair<'t, Rule>) -> (Span, Vec<Line<'t>>) {
+        let mut inner = item.into_inner();
+        let d = inner.next().expect("rename_block starts with RENAME");
+        let span = self.line_span(&d);
+        self.own.last_value = None;
+        (span, self.value_lines(inner.next()))
+    }
+
+    /// A value or option out of place: it joins the open pending (values
+    /// before any action, or a `CREATE` head's), or opens one of its own
+    /// for the lowering to name.
+    fn loose_item(
+        &mut self,
+        item: Pair<'t, Rule>,
+        pendings: &mut Vec<Pending<'t>>,
+        create_head: bool,
+    ) {
+        let part = if item.as_rule() == Rule::content_kv {
+            item
+        } else {
+            item.into_inner().next().expect("loose_part has a part")
+        };
+        let open = pendings.len();
+        match pendings.last_mut() {
+            Some(p) if p.kw.is_empty() || (create_head && open == 1) => self.part(part, p),
+            _ => {
+                let span = Span::line_at(self.text, self.span(&part).start);
+                let mut p = Pending::new("", span);
+                self.part(part, &mut p);
+                pendings.push(p);
+            }
+        }
     }
 
     /// The one path line of a `FILE`, `CREATE` or `RENAME` value.
