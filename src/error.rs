@@ -242,6 +242,11 @@ impl fmt::Display for Code {
     }
 }
 
+/// A failure already reported as a diagnostic: the value of a step that
+/// could not be taken (`Result<T, Reported>`). Nothing else signals one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reported;
+
 /// Whether a diagnostic stops the patch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {

@@ -9,9 +9,9 @@ use super::assemble::{assemble, reshapes, Shape};
 use super::locate::Locating;
 use super::op::render_new;
 use super::output::{Builder, Output, Pieces};
-use super::plan::{OpCx, Reported, Step};
+use super::plan::{OpCx, Step};
 use super::text::FileText;
-use crate::error::{Code, Diagnostic};
+use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{Edit, FileOp, NewText};
 use crate::paths::RelPath;
 

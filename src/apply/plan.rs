@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::output::Output;
 use super::tree::{Entry, FileTree};
-use crate::error::{Code, Diagnostic};
+use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{FileOp, Patch, PathRef, Policy};
 use crate::paths::RelPath;
 use crate::validate::check_path;
@@ -159,11 +159,6 @@ pub fn plan<'p>(
         Err(errors)
     }
 }
-
-/// A failure already reported to the planner's errors: the value of a
-/// step that could not be taken. Nothing else signals failure.
-#[derive(Debug)]
-pub struct Reported;
 
 /// A planning step's result.
 pub type Step<T> = Result<T, Reported>;

@@ -9,9 +9,9 @@ use super::explain::fuzz_warning;
 use super::find::{self, Want};
 use super::locate::{Locating, Miss, Part};
 use super::output::Pieces;
-use super::plan::{OpCx, Reported, Step};
+use super::plan::{OpCx, Step};
 use super::text::FileText;
-use crate::error::{Code, Diagnostic};
+use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{Edit, Level, Uniqueness};
 use crate::paths::RelPath;
 

@@ -26,7 +26,7 @@ use pest_derive::Parser;
 
 use super::lowering::{rule_words, Lowering};
 use super::{rule_names, syntax_error};
-use crate::error::{Code, Diagnostic};
+use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
     Action, Advice, Edit, Eol, FileOp, Finish, Level, Line, Locator, NestingGuard, NewLine,
     NewText, Patch, PathRef, Place, Policy, RangeEnd, Span, Uniqueness,
@@ -1035,6 +1035,37 @@ impl<'t> Lowering<'t, Ap<'t>> {
             _ => ModKind::Delete,
         };
         let mut anchor = p.value("anchor").map(|v| v.2.clone());
+        let snippet = self.snippet(kw, p, &mut anchor)?;
+        let tail = self.tail(kw, kind, p).ok()?;
+        let content = self.content(kw, &mut kind, p, content)?;
+        let mut m = Modification {
+            kind,
+            anchor,
+            snippet,
+            tail,
+            content,
+            leading_blank: 0,
+            trailing_blank: 0,
+            scope_end: false,
+            span: p.span,
+        };
+        for &(opt, _, n) in &p.options {
+            match opt {
+                "include_leading_blank_lines" => m.leading_blank = n.unwrap_or(1),
+                "include_trailing_blank_lines" => m.trailing_blank = n.unwrap_or(1),
+                _ => m.scope_end = n != Some(0),
+            }
+        }
+        Some(m)
+    }
+
+    /// The modification's `snippet` (or, tolerant, its anchor standing in).
+    fn snippet(
+        &mut self,
+        kw: &str,
+        p: &Pending<'t>,
+        anchor: &mut Option<Vec<Line<'t>>>,
+    ) -> Option<Target<'t>> {
         let snippet = match p.value("snippet") {
             Some(v) => Some(v.2.clone()),
             None => match anchor.take() {
@@ -1058,19 +1089,26 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 }
             },
         }?;
-        let snippet = match target(&snippet) {
-            Some(t) => t,
-            None => {
-                self.error(
-                    p.value("snippet").map_or(p.span, |v| v.1),
-                    "an empty `snippet`",
-                    "no lines to find",
-                    "put the lines to find under `<ID> snippet`",
-                );
-                return None;
-            }
-        };
-        let tail = match p.value("snippet_tail") {
+        let target = target(&snippet);
+        if target.is_none() {
+            self.error(
+                p.value("snippet").map_or(p.span, |v| v.1),
+                "an empty `snippet`",
+                "no lines to find",
+                "put the lines to find under `<ID> snippet`",
+            );
+        }
+        target
+    }
+
+    /// The range end, if there is one.
+    fn tail(
+        &mut self,
+        kw: &str,
+        kind: ModKind,
+        p: &Pending<'t>,
+    ) -> Result<Option<Target<'t>>, Reported> {
+        Ok(match p.value("snippet_tail") {
             Some((_, span, lines)) => {
                 if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
                     self.error(
@@ -1079,19 +1117,29 @@ impl<'t> Lowering<'t, Ap<'t>> {
                         "a range",
                         "an insertion needs one point: use a single `snippet`",
                     );
-                    return None;
+                    return Err(Reported);
                 }
                 match target(lines) {
                     Some(Target::Start) | None => {
                         self.error(*span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
-                        return None;
+                        return Err(Reported);
                     }
                     t => t,
                 }
             }
             None => None,
-        };
-        let content = match (kind, content) {
+        })
+    }
+
+    /// The new lines; an empty `REPLACE` content is a `DELETE` in 3.2.
+    fn content(
+        &mut self,
+        kw: &str,
+        kind: &mut ModKind,
+        p: &Pending<'t>,
+        content: Option<Vec<Line<'t>>>,
+    ) -> Option<Vec<Line<'t>>> {
+        Some(match (*kind, content) {
             (ModKind::Delete, Some(_)) => {
                 self.error(
                     p.value("content").map_or(p.span, |v| v.1),
@@ -1128,30 +1176,11 @@ impl<'t> Lowering<'t, Ap<'t>> {
                     "an empty `content` makes this `REPLACE` a `DELETE`",
                     "empty content",
                 );
-                kind = ModKind::Delete;
+                *kind = ModKind::Delete;
                 c
             }
             (_, Some(c)) => c,
-        };
-        let mut m = Modification {
-            kind,
-            anchor,
-            snippet,
-            tail,
-            content,
-            leading_blank: 0,
-            trailing_blank: 0,
-            scope_end: false,
-            span: p.span,
-        };
-        for &(opt, _, n) in &p.options {
-            match opt {
-                "include_leading_blank_lines" => m.leading_blank = n.unwrap_or(1),
-                "include_trailing_blank_lines" => m.trailing_blank = n.unwrap_or(1),
-                _ => m.scope_end = n != Some(0),
-            }
-        }
-        Some(m)
+        })
     }
 }
 
