@@ -22,6 +22,16 @@ impl Span {
         Span { start, end }
     }
 
+    /// The byte range, for slicing the text.
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+
+    /// Whether it covers no byte.
+    pub fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
         Span::new(self.start.min(other.start), self.end.max(other.end))

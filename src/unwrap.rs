@@ -35,59 +35,113 @@ fn is_fence(line: &str) -> bool {
 
 /// Unwraps `raw`, taking ownership so that a patch without CRLF is not copied.
 pub fn unwrap(raw: String) -> Unwrapped {
-    let mut warnings = vec![];
-    let all_crlf = raw.contains("\r\n") && raw.matches('\n').count() == raw.matches("\r\n").count();
-    let mut text = if all_crlf {
-        warnings.push(
-            Diagnostic::new(
-                Code::CrlfPatchNormalized,
-                "the patch text uses CRLF line ends; read as LF",
-            )
-            .note("line ends of the patched files are kept as they are in each file"),
-        );
-        raw.replace("\r\n", "\n")
-    } else {
-        raw
-    };
-    if !text.ends_with('\n') {
-        text.push('\n');
+    let mut cut = Cut::new(raw);
+    cut.trim_blank();
+    cut.prose_before();
+    cut.fence();
+    cut.text_after();
+    if cut.stripped_blank {
+        cut.warnings.push(Diagnostic::new(
+            Code::BlankLinesStripped,
+            "blank lines before or after the patch were removed",
+        ));
+    }
+    let body = Span::new(cut.first, cut.last.max(cut.first));
+    Unwrapped {
+        text: cut.text,
+        body,
+        warnings: cut.warnings,
+    }
+}
+
+/// The patch text, LF and ending with a newline, and the part of it still
+/// taken for the patch: `first..last`, narrowed by each stage.
+struct Cut {
+    text: String,
+    first: usize,
+    last: usize,
+    warnings: Vec<Diagnostic>,
+    /// Blank lines went from either end.
+    stripped_blank: bool,
+    /// A `git format-patch` mail: its signature ends the patch.
+    is_mail: bool,
+}
+
+impl Cut {
+    fn new(raw: String) -> Cut {
+        let mut warnings = vec![];
+        let all_crlf =
+            raw.contains("\r\n") && raw.matches('\n').count() == raw.matches("\r\n").count();
+        let mut text = if all_crlf {
+            warnings.push(
+                Diagnostic::new(
+                    Code::CrlfPatchNormalized,
+                    "the patch text uses CRLF line ends; read as LF",
+                )
+                .note("line ends of the patched files are kept as they are in each file"),
+            );
+            raw.replace("\r\n", "\n")
+        } else {
+            raw
+        };
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let last = text.len();
+        Cut {
+            text,
+            first: 0,
+            last,
+            warnings,
+            stripped_blank: false,
+            is_mail: false,
+        }
     }
 
-    // Leading lines that are only whitespace cannot be part of any patch. At
-    // the end only empty lines go: ` ` is a context line of an empty line.
-    let blank = |s: Span| text[s.start..s.end].trim().is_empty();
-    let empty = |s: Span| s.start == s.end;
-    let (mut first, mut last) = (0, text.len());
-    let trim_blank = |first: &mut usize, last: &mut usize| {
-        while *first < *last && blank(Span::line_at(&text, *first)) {
-            *first = Span::line_at(&text, *first).end + 1;
+    /// Leading lines that are only whitespace cannot be part of any patch.
+    /// At the end only empty lines go: ` ` is a context line of an empty line.
+    fn trim_blank(&mut self) {
+        let text = &self.text;
+        let before = (self.first, self.last);
+        while self.first < self.last
+            && text[Span::line_at(text, self.first).range()]
+                .trim()
+                .is_empty()
+        {
+            self.first = Span::line_at(text, self.first).end + 1;
         }
-        while *last > *first && empty(Span::line_before(&text, *last)) {
-            *last = Span::line_before(&text, *last).start;
+        while self.last > self.first && Span::line_before(text, self.last).is_empty() {
+            self.last = Span::line_before(text, self.last).start;
         }
-    };
-    trim_blank(&mut first, &mut last);
-    let mut stripped_blank = first > 0 || last < text.len();
+        self.stripped_blank |= (self.first, self.last) != before;
+    }
 
-    // Prose before the patch ("Here is the patch:"): dropped up to the
-    // first line where a format (or a fence) starts, but only when the text
-    // as it stands is no known format.
-    let mut is_mail = false;
-    let starts_with_fence = first < last
-        && is_fence(&text[Span::line_at(&text, first).start..Span::line_at(&text, first).end]);
-    if !starts_with_fence && crate::formats::detect(&text[first..last]).is_none() {
+    fn line(&self, at: usize) -> &str {
+        &self.text[Span::line_at(&self.text, at).range()]
+    }
+
+    fn starts_with_fence(&self) -> bool {
+        self.first < self.last && is_fence(self.line(self.first))
+    }
+
+    /// Prose before the patch ("Here is the patch:"): dropped up to the
+    /// first line where a format (or a fence) starts, but only when the
+    /// text as it stands is no known format.
+    fn prose_before(&mut self) {
+        let (first, last) = (self.first, self.last);
+        if self.starts_with_fence() || crate::formats::detect(&self.text[first..last]).is_some() {
+            return;
+        }
         // `git format-patch` mail: the message ends at its first `---` line
         // (as `git mailinfo` reads it); only then can a patch start.
-        let body = mail_body(&text, first, last);
-        is_mail = body.is_some();
+        let body = mail_body(&self.text, first, last);
+        self.is_mail = body.is_some();
         let mut at = body.unwrap_or(first);
         while at < last {
-            let line = Span::line_at(&text, at);
-            let rest = &text[at..last];
-            if at > first
-                && (is_fence(&text[line.start..line.end]) || crate::formats::detect(rest).is_some())
-            {
-                warnings.push(
+            let line = Span::line_at(&self.text, at);
+            let rest = &self.text[at..last];
+            if at > first && (is_fence(self.line(at)) || crate::formats::detect(rest).is_some()) {
+                self.warnings.push(
                     Diagnostic::new(
                         Code::SurroundingTextStripped,
                         "text before the patch was removed",
@@ -95,112 +149,89 @@ pub fn unwrap(raw: String) -> Unwrapped {
                     .at(Span::new(first, at - 1), "not part of the patch")
                     .hint("send the patch text alone, without an introduction"),
                 );
-                first = at;
+                self.first = at;
                 break;
             }
             at = line.end + 1;
         }
         // "Here is the patch:", a blank line, then the patch.
-        let before = first;
-        trim_blank(&mut first, &mut last);
-        stripped_blank |= first != before;
+        self.trim_blank();
     }
 
-    if first < last
-        && is_fence(&text[Span::line_at(&text, first).start..Span::line_at(&text, first).end])
-    {
-        let open = Span::line_at(&text, first);
-        let open_text = text[open.start..open.end].trim();
+    /// A markdown fence around the patch, and text after its closing line.
+    fn fence(&mut self) {
+        if !self.starts_with_fence() {
+            return;
+        }
+        let open = Span::line_at(&self.text, self.first);
+        let fence = self.text[open.start..open.end].trim()[..3].to_string();
         let mut d = Diagnostic::new(
             Code::MarkdownFenceStripped,
             "the patch is wrapped in a markdown code fence",
         )
         .at(open, "this fence line was removed");
-        first = open.end + 1;
-        let fence = &open_text[..3];
+        self.first = open.end + 1;
         // The closing fence is the last fence line; text after it
         // ("This renames x to y.") is dropped too.
-        let mut close = None;
-        let mut at = first;
-        while at < last {
-            let line = Span::line_at(&text, at);
-            if text[line.start..line.end].trim() == fence {
-                close = Some(line);
-            }
-            at = line.end + 1;
-        }
+        let close = lines(&self.text, self.first, self.last)
+            .filter(|l| self.text[l.range()].trim() == fence)
+            .last();
         match close {
             Some(close) => {
                 d = d.secondary(close, "and this one");
-                let after = Span::new(close.end + 1, last);
-                if !text[after.start..after.end.max(after.start)]
-                    .trim()
-                    .is_empty()
-                {
-                    warnings.push(
-                        Diagnostic::new(
-                            Code::SurroundingTextStripped,
-                            "text after the patch was removed",
-                        )
-                        .at(
-                            Span::new(after.start, after.end.saturating_sub(1).max(after.start)),
-                            "not part of the patch",
-                        )
-                        .hint("send the patch text alone, without a commentary"),
-                    );
-                }
-                last = close.start;
+                self.text_dropped_after(close.end + 1);
+                self.last = close.start;
             }
             None => d = d.note("the fence is never closed: the patch may have been cut off"),
         }
-        warnings.push(d.hint("send the patch text alone, without ``` fences"));
-        let before = (first, last);
-        trim_blank(&mut first, &mut last);
-        stripped_blank |= (first, last) != before;
+        self.warnings
+            .push(d.hint("send the patch text alone, without ``` fences"));
+        self.trim_blank();
     }
-    let tail = match crate::formats::detect(&text[first..last]) {
-        Some(Format::Udiff) if is_mail => mail_signature(&text, first, last),
-        Some(Format::Udiff) => udiff_tail(&text, first, last),
-        // A heredoc (`apply_patch <<'EOF'` … `EOF`) is the codex grammar's.
-        Some(Format::Codex)
-            if !text[first..last]
-                .trim_start()
-                .starts_with("*** Begin Patch") =>
-        {
-            None
+
+    /// A warning for text from `from` to the end of the patch, if any is there.
+    fn text_dropped_after(&mut self, from: usize) {
+        let after = Span::new(from, self.last.max(from));
+        if self.text[after.range()].trim().is_empty() {
+            return;
         }
-        Some(Format::Codex) => tail_after_line(&text, first, last, "*** End Patch"),
-        Some(Format::Repopatch) => tail_after_line(&text, first, last, "ENDPATCHSET"),
-        _ => None,
-    };
-    if let Some(cut) = tail {
-        warnings.push(
+        self.warnings.push(
             Diagnostic::new(
                 Code::SurroundingTextStripped,
                 "text after the patch was removed",
             )
             .at(
-                Span::new(cut, last.saturating_sub(1).max(cut)),
+                Span::new(after.start, after.end.saturating_sub(1).max(after.start)),
                 "not part of the patch",
             )
             .hint("send the patch text alone, without a commentary"),
         );
-        last = cut;
-        let before = (first, last);
-        trim_blank(&mut first, &mut last);
-        stripped_blank |= (first, last) != before;
     }
-    if stripped_blank {
-        warnings.push(Diagnostic::new(
-            Code::BlankLinesStripped,
-            "blank lines before or after the patch were removed",
-        ));
-    }
-    let body = Span::new(first, last.max(first));
-    Unwrapped {
-        text,
-        body,
-        warnings,
+
+    /// Text after the patch: after a codex or RepoPatch end marker, a
+    /// mail's signature, or past where a unified diff's hunks end.
+    fn text_after(&mut self) {
+        let (text, first, last) = (&self.text, self.first, self.last);
+        let tail = match crate::formats::detect(&text[first..last]) {
+            Some(Format::Udiff) if self.is_mail => mail_signature(text, first, last),
+            Some(Format::Udiff) => udiff_tail(text, first, last),
+            // A heredoc (`apply_patch <<'EOF'` … `EOF`) is the codex grammar's.
+            Some(Format::Codex)
+                if !text[first..last]
+                    .trim_start()
+                    .starts_with("*** Begin Patch") =>
+            {
+                None
+            }
+            Some(Format::Codex) => tail_after_line(text, first, last, "*** End Patch"),
+            Some(Format::Repopatch) => tail_after_line(text, first, last, "ENDPATCHSET"),
+            _ => None,
+        };
+        if let Some(cut) = tail {
+            self.text_dropped_after(cut);
+            self.last = cut;
+            self.trim_blank();
+        }
     }
 }
 
