@@ -115,6 +115,10 @@ fn logged<'p>(
     })
 }
 
+/// One change, as journaled steps: each arm is one kind of [`Change`] and
+/// logs its undo before it acts. One match rather than a function per kind
+/// keeps every write next to the undo record it needs (a long function by
+/// choice: the arms share no code beyond the journal calls).
 fn step<'p>(
     change: &'p Change<'_>,
     tree: &mut dyn FileTree,

@@ -171,58 +171,6 @@ impl<'a> Lowering<'a, Udiff> {
         let mut hunks = vec![];
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::git_header | Rule::git_ab_header => {
-                    let rest = p.as_str().trim_end_matches('\n');
-                    let rest = rest.strip_prefix("diff --git ").unwrap_or(rest);
-                    h.git = Some((rest.to_string(), self.line_span(&p)));
-                }
-                Rule::index_line => {
-                    // `index 83db48f..bf269f4 100644`: the mode it ends with.
-                    let mode = p.as_str().trim_end().rsplit_once(' ').map(|(_, m)| m);
-                    if let Some(mode) = mode.and_then(git_mode) {
-                        h.old_mode = h.old_mode.or(Some((mode, self.line_span(&p))));
-                    }
-                    self.metadata(&p);
-                }
-                Rule::similarity_line => self.metadata(&p),
-                Rule::old_mode => {
-                    h.old_mode = self.mode(&p).map(|m| (m, self.line_span(&p)));
-                }
-                Rule::new_mode => {
-                    h.mode = self.mode(&p);
-                }
-                Rule::new_file_mode => {
-                    h.new_file = true;
-                    h.mode = self.mode(&p);
-                }
-                Rule::deleted_file_mode => {
-                    h.deleted_file = true;
-                    h.old_mode = self.mode(&p).map(|m| (m, self.line_span(&p)));
-                }
-                Rule::rename_from => h.rename_from = Some(self.path_ref(p)),
-                Rule::rename_to => h.rename_to = Some(self.path_ref(p)),
-                Rule::unsupported_line if p.as_str().starts_with("GIT binary patch") => {
-                    match self.binary(&p) {
-                        Some(data) => h.binary = Some((data, self.line_span(&p))),
-                        None => h.unsupported = true,
-                    }
-                }
-                Rule::unsupported_line => {
-                    h.unsupported = true;
-                    self.unsupported(&p);
-                }
-                Rule::old_file | Rule::old_null | Rule::old_real => {
-                    h.old_epoch = has_epoch_time(&p);
-                    h.old = Some((self.side(&p), self.line_span(&p)))
-                }
-                Rule::new_file | Rule::new_null | Rule::new_real => {
-                    h.new_epoch = has_epoch_time(&p);
-                    h.new = Some((self.side(&p), self.line_span(&p)))
-                }
-                Rule::gnu_diff_line => {
-                    h.gnu = true;
-                    self.metadata(&p);
-                }
                 Rule::headerless_body => {
                     h.headerless = true;
                     for q in p.into_inner() {
@@ -234,7 +182,7 @@ impl<'a> Lowering<'a, Udiff> {
                     }
                 }
                 Rule::hunk | Rule::add_hunk | Rule::delete_hunk | Rule::loose_hunk => hunks.push(p),
-                _ => {}
+                _ => self.header_line(&mut h, p),
             }
         }
         if h.headerless || (h.git.is_none() && (h.old.is_none() || h.new.is_none())) {
@@ -266,6 +214,65 @@ impl<'a> Lowering<'a, Udiff> {
             op.mode = mode;
             op.old_mode = old_mode;
             self.patch.files.push(op);
+        }
+    }
+
+    /// One line of a section's header, into `h`.
+    fn header_line(&mut self, h: &mut Header, p: Pair<'a, Rule>) {
+        match p.as_rule() {
+            Rule::git_header | Rule::git_ab_header => {
+                let rest = p.as_str().trim_end_matches('\n');
+                let rest = rest.strip_prefix("diff --git ").unwrap_or(rest);
+                h.git = Some((rest.to_string(), self.line_span(&p)));
+            }
+            Rule::index_line => {
+                // `index 83db48f..bf269f4 100644`: the mode it ends with.
+                let mode = p.as_str().trim_end().rsplit_once(' ').map(|(_, m)| m);
+                if let Some(mode) = mode.and_then(git_mode) {
+                    h.old_mode = h.old_mode.or(Some((mode, self.line_span(&p))));
+                }
+                self.metadata(&p);
+            }
+            Rule::similarity_line => self.metadata(&p),
+            Rule::old_mode => {
+                h.old_mode = self.mode(&p).map(|m| (m, self.line_span(&p)));
+            }
+            Rule::new_mode => {
+                h.mode = self.mode(&p);
+            }
+            Rule::new_file_mode => {
+                h.new_file = true;
+                h.mode = self.mode(&p);
+            }
+            Rule::deleted_file_mode => {
+                h.deleted_file = true;
+                h.old_mode = self.mode(&p).map(|m| (m, self.line_span(&p)));
+            }
+            Rule::rename_from => h.rename_from = Some(self.path_ref(p)),
+            Rule::rename_to => h.rename_to = Some(self.path_ref(p)),
+            Rule::unsupported_line if p.as_str().starts_with("GIT binary patch") => {
+                match self.binary(&p) {
+                    Some(data) => h.binary = Some((data, self.line_span(&p))),
+                    None => h.unsupported = true,
+                }
+            }
+            Rule::unsupported_line => {
+                h.unsupported = true;
+                self.unsupported(&p);
+            }
+            Rule::old_file | Rule::old_null | Rule::old_real => {
+                h.old_epoch = has_epoch_time(&p);
+                h.old = Some((self.side(&p), self.line_span(&p)))
+            }
+            Rule::new_file | Rule::new_null | Rule::new_real => {
+                h.new_epoch = has_epoch_time(&p);
+                h.new = Some((self.side(&p), self.line_span(&p)))
+            }
+            Rule::gnu_diff_line => {
+                h.gnu = true;
+                self.metadata(&p);
+            }
+            _ => {}
         }
     }
 

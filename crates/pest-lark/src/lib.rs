@@ -417,6 +417,10 @@ impl Cx<'_> {
         })
     }
 
+    /// The Lark text of `expr` inside an expression of precedence `outer`.
+    /// One arm per kind of pest expression, each what Lark says for it or
+    /// the refusal; a long function by choice, since the arms are the
+    /// translation table and read best side by side.
     fn emit(&mut self, expr: &Expr, outer: Prec) -> Result<String, ExportError> {
         let (text, prec) = match expr {
             Expr::Str(s) if s.is_empty() => (String::new(), Prec::Atom),
