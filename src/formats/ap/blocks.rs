@@ -1,0 +1,516 @@
+//! The walk over ap's parse tree: the header, file blocks, their
+//! directives and values, into pending modifications (`modifications.rs`
+//! turns them into edits).
+
+use pest::iterators::Pair;
+
+use std::borrow::Cow;
+
+use super::ids::directive_id;
+use super::*;
+
+pub(super) type Lower<'t> = Lowering<'t, Ap<'t>>;
+
+/// What ap's lowering keeps beyond the shared state.
+pub(super) struct Ap<'t> {
+    pub(super) id: &'t str,
+    pub(super) v31: bool,
+    pub(super) tolerant: bool,
+    /// An `END` directive closes the patch.
+    pub(super) ended: bool,
+    /// The last value in the patch: (its span, whether it was empty), for
+    /// the truncation rule.
+    pub(super) last_value: Option<(Span, bool)>,
+}
+
+/// A modification (or the parts before any action) while its directives are read.
+pub(super) struct Pending<'t> {
+    pub(super) kw: &'t str,
+    pub(super) span: Span,
+    pub(super) values: Vec<(&'t str, Span, Vec<Line<'t>>)>,
+    pub(super) options: Vec<(&'t str, Span, Option<usize>)>,
+    /// An unknown directive stood among these parts (already reported).
+    pub(super) bad: bool,
+}
+
+impl<'t> Pending<'t> {
+    pub(super) fn new(kw: &'t str, span: Span) -> Self {
+        Pending {
+            kw,
+            span,
+            values: vec![],
+            options: vec![],
+            bad: false,
+        }
+    }
+
+    pub(super) fn value(&self, key: &str) -> Option<&(&'t str, Span, Vec<Line<'t>>)> {
+        self.values.iter().find(|v| v.0 == key)
+    }
+    pub(super) fn is_bare(&self) -> bool {
+        self.values.is_empty() && self.options.is_empty()
+    }
+}
+
+impl<'t> Lowering<'t, Ap<'t>> {
+    /// The keyword of a directive line: the word after the ID.
+    fn keyword(&self, line: &Pair<'t, Rule>) -> &'t str {
+        let text = line.as_str();
+        text.get(self.own.id.len()..)
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or("")
+    }
+
+    pub(super) fn patch(&mut self, pair: Pair<'t, Rule>) {
+        let mut blocks = vec![];
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::header => self.header(part),
+                Rule::gap => {
+                    self.gap(part);
+                }
+                Rule::file_block => blocks.push(part),
+                Rule::headless => {
+                    let span = self.span(&part);
+                    let mut inner = part.into_inner();
+                    let head = inner.next().expect("headless starts with FILE");
+                    self.own.id = head
+                        .clone()
+                        .into_inner()
+                        .find(|p| p.as_rule() == Rule::patch_id)
+                        .map_or("", |p| p.as_str());
+                    let first = Span::line_at(self.text, span.start);
+                    if self.own.tolerant {
+                        self.warn(
+                            Code::ToleratedFormatSlip,
+                            first,
+                            "the patch has no `<ID> AP 3.2` header; the ID of this `FILE` is taken",
+                            "the header belongs above this line",
+                        );
+                    } else {
+                        self.error(
+                            first,
+                            "the patch has no `<ID> AP 3.x` header",
+                            "the first directive, with no header above it",
+                            "put `<ID> AP 3.2` above the first `FILE` (or apply with --tolerant)",
+                        );
+                    }
+                    let (nested, own): (Vec<_>, Vec<_>) =
+                        inner.partition(|p| p.as_rule() == Rule::file_block);
+                    self.file_block(Some(head), own);
+                    blocks.extend(nested);
+                }
+                Rule::end_block => {
+                    self.own.ended = true;
+                    let end = part
+                        .into_inner()
+                        .nth(1)
+                        .and_then(|t| t.into_inner().find(|p| p.as_rule() == Rule::ignored_tail));
+                    if let Some(tail) = end {
+                        let s = self.span(&tail);
+                        self.warn(
+                            Code::SurroundingTextStripped,
+                            s,
+                            "text after `END` is ignored",
+                            "ignored",
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        for block in blocks {
+            let mut inner = block.into_inner();
+            let mut head = inner.next();
+            if head
+                .as_ref()
+                .is_some_and(|h| h.as_rule() == Rule::loose_file)
+            {
+                inner = head.take().expect("just matched").into_inner();
+                head = inner.next();
+            }
+            self.file_block(head, inner.collect());
+        }
+        if let Some((span, true)) = self.own.last_value {
+            if !self.own.ended {
+                self.error(
+                    span,
+                    "the patch ends with an empty value and no `END`: it may have been cut off",
+                    "an empty value at the very end",
+                    "end the patch with `<ID> END` if the value is meant to be empty",
+                );
+            }
+        }
+    }
+
+    fn header(&mut self, pair: Pair<'t, Rule>) {
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::patch_id => self.own.id = p.as_str(),
+                Rule::version => self.own.v31 = p.as_str() == "3.1",
+                _ => {}
+            }
+        }
+    }
+
+    /// Blank lines, or text where only they belong.
+    fn gap(&mut self, pair: Pair<'t, Rule>) {
+        for line in pair.into_inner() {
+            if line.as_rule() != Rule::stray_line {
+                continue;
+            }
+            let span = self.line_span(&line);
+            let text = line.as_str().trim_end_matches('\n');
+            if self.foreign(text, span) {
+                continue;
+            }
+            if self.own.tolerant && text.trim_start().starts_with('#') {
+                self.warn(
+                    Code::ToleratedFormatSlip,
+                    span,
+                    "a `#` comment between directives is ignored",
+                    "comment",
+                );
+                continue;
+            }
+            let (message, hint) = if text.trim_start().starts_with('#') {
+                (
+                    "a comment between directives",
+                    "ap allows `#` comments only before the header; delete it (or apply with --tolerant)",
+                )
+            } else {
+                (
+                    "text where only a directive or a blank line may stand",
+                    "every value needs its directive above it, e.g. `<ID> snippet` before the lines to find",
+                )
+            };
+            self.error(span, message, "not part of any value", hint);
+        }
+    }
+
+    /// A line that is a directive with another patch ID: `id_mismatch`.
+    fn foreign(&mut self, text: &str, span: Span) -> bool {
+        let Some(other) = directive_id(text) else {
+            return false;
+        };
+        if other == self.own.id {
+            return false;
+        }
+        self.diags.push(
+            Diagnostic::new(
+                Code::IdMismatch,
+                format!(
+                    "directive with patch ID `{other}`, but the header's is `{}`",
+                    self.own.id
+                ),
+            )
+            .at(Span::new(span.start, span.start + 8), "another ID")
+            .hint(format!(
+                "every directive must start with the header's ID: write `{}` here",
+                self.own.id
+            )),
+        );
+        true
+    }
+
+    /// The lines of a `value`, checked for drifted directives outside fences.
+    fn value_lines(&mut self, value: Option<Pair<'t, Rule>>) -> Vec<Line<'t>> {
+        let mut lines = vec![];
+        let mut fenced = false;
+        for line in value.into_iter().flat_map(|v| v.into_inner()) {
+            let span = self.line_span(&line);
+            let text = line.as_str().strip_suffix('\n').unwrap_or(line.as_str());
+            let t = text.trim_start();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fenced = !fenced;
+            }
+            if !fenced {
+                self.foreign(text, span);
+            }
+            lines.push(Line {
+                text: Cow::Borrowed(text),
+                span,
+            });
+        }
+        lines
+    }
+
+    fn file_block(&mut self, head: Option<Pair<'t, Rule>>, items: Vec<Pair<'t, Rule>>) {
+        let Some(head) = head else { return };
+        self.own.last_value = None;
+        let head_span = self.line_span(&head);
+        let create_head = head.as_rule() == Rule::create_directive;
+        let (eol, inline) = self.file_head(head);
+        let mut items = items.into_iter().peekable();
+        let value = match items.peek() {
+            Some(p) if is_value(p.as_rule()) => items.next(),
+            _ => None,
+        };
+        let lines = self.value_lines(value);
+        let path = match inline {
+            Some(p) => {
+                self.extra_path_lines(&lines, 0);
+                Some(p)
+            }
+            None => self.path_value(
+                &lines,
+                head_span,
+                if create_head { "CREATE" } else { "FILE" },
+            ),
+        };
+        let mut pendings: Vec<Pending<'t>> = vec![];
+        if create_head {
+            pendings.push(Pending::new("CREATE", head_span));
+        }
+        let mut rename: Option<(Span, Vec<Line<'t>>)> = None;
+        for item in items {
+            match item.as_rule() {
+                Rule::action_block
+                | Rule::recreate_block
+                | Rule::delete_file
+                | Rule::create_block
+                | Rule::create_file
+                | Rule::replace_mod
+                | Rule::insert_mod
+                | Rule::delete_mod => pendings.push(self.action_item(item)),
+                Rule::rename_block | Rule::loose_rename => {
+                    let (span, lines) = self.rename_item(item);
+                    if rename.is_some() {
+                        self.error(
+                            span,
+                            "a second `RENAME` in one file block",
+                            "second RENAME",
+                            "a file block holds one RENAME and nothing else",
+                        );
+                    }
+                    rename = Some((span, lines));
+                }
+                Rule::loose_part | Rule::content_kv => {
+                    self.loose_item(item, &mut pendings, create_head)
+                }
+                _ => {}
+            }
+        }
+        let Some(path) = path else { return };
+        match rename {
+            Some((span, _)) if !pendings.is_empty() => {
+                self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
+            }
+            Some((span, lines)) => {
+                if let Some(to) = self.path_value(&lines, span, "RENAME") {
+                    let op = FileOp::new(path, Action::Rename { to }, head_span);
+                    self.patch.files.push(op);
+                }
+            }
+            None => self.lower_file(path, head_span, eol, pendings),
+        }
+    }
+
+    /// The `FILE` line's newline mode and inline path (3.2).
+    fn file_head(&mut self, head: Pair<'t, Rule>) -> (Option<Eol>, Option<PathRef>) {
+        let mut eol = None;
+        let mut inline = None;
+        for p in head.into_inner() {
+            match p.as_rule() {
+                Rule::newline_mode => {
+                    eol = Some(match p.as_str() {
+                        "CRLF" => Eol::Crlf,
+                        "CR" => Eol::Cr,
+                        _ => Eol::Lf,
+                    })
+                }
+                Rule::inline_path => {
+                    let s = self.span(&p);
+                    let t = p.as_str().trim_end();
+                    inline = Some(PathRef {
+                        text: t.to_string(),
+                        span: Span::new(s.start, s.start + t.len()),
+                    });
+                }
+                _ => {}
+            }
+        }
+        (eol, inline)
+    }
+
+    /// An action directive and its values and options.
+    fn action_item(&mut self, item: Pair<'t, Rule>) -> Pending<'t> {
+        let mut inner = item.into_inner();
+        let action = inner
+            .next()
+            .expect("an action block starts with its action");
+        let span = self.line_span(&action);
+        let kw = self.keyword(&action);
+        let mut pending = Pending::new(kw, span);
+        self.own.last_value = None;
+        for part in inner {
+            if part.as_rule() == Rule::gap {
+                self.gap(part);
+            } else {
+                self.part(part, &mut pending);
+            }
+        }
+        pending
+    }
+
+    /// A `RENAME` directive and its value's lines.
+    fn rename_item(&mut self, item: Pair<'t, Rule>) -> (Span, Vec<Line<'t>>) {
+        let mut inner = item.into_inner();
+        let d = inner.next().expect("rename_block starts with RENAME");
+        let span = self.line_span(&d);
+        self.own.last_value = None;
+        (span, self.value_lines(inner.next()))
+    }
+
+    /// A value or option out of place: it joins the open pending (values
+    /// before any action, or a `CREATE` head's), or opens one of its own
+    /// for the lowering to name.
+    fn loose_item(
+        &mut self,
+        item: Pair<'t, Rule>,
+        pendings: &mut Vec<Pending<'t>>,
+        create_head: bool,
+    ) {
+        let part = if item.as_rule() == Rule::content_kv {
+            item
+        } else {
+            item.into_inner().next().expect("loose_part has a part")
+        };
+        let open = pendings.len();
+        match pendings.last_mut() {
+            Some(p) if p.kw.is_empty() || (create_head && open == 1) => self.part(part, p),
+            _ => {
+                let span = Span::line_at(self.text, self.span(&part).start);
+                let mut p = Pending::new("", span);
+                self.part(part, &mut p);
+                pendings.push(p);
+            }
+        }
+    }
+
+    /// The one path line of a `FILE`, `CREATE` or `RENAME` value.
+    fn path_value(&mut self, lines: &[Line<'t>], directive: Span, what: &str) -> Option<PathRef> {
+        let Some(i) = lines.iter().position(|l| !l.text.trim().is_empty()) else {
+            self.error(
+                directive,
+                format!("`{what}` without a path"),
+                "the path belongs on the next line",
+                "write the path relative to the root on the line after the directive",
+            );
+            return None;
+        };
+        let line = &lines[i];
+        let t = line.text.trim();
+        let start = line.span.start + (line.text.len() - line.text.trim_start().len());
+        self.extra_path_lines(lines, i + 1);
+        Some(PathRef {
+            text: t.to_string(),
+            span: Span::new(start, start + t.len()),
+        })
+    }
+
+    fn extra_path_lines(&mut self, lines: &[Line<'t>], from: usize) {
+        for line in lines
+            .iter()
+            .skip(from)
+            .filter(|l| !l.text.trim().is_empty())
+        {
+            if self.own.tolerant && line.text.trim_start().starts_with('#') {
+                self.warn(
+                    Code::ToleratedFormatSlip,
+                    line.span,
+                    "a `#` comment after a path is ignored",
+                    "comment",
+                );
+            } else {
+                self.error(
+                    line.span,
+                    "a second line under a path",
+                    "a path value is one line",
+                    "put one path on the line after `FILE`; every other line needs its directive above it",
+                );
+            }
+        }
+    }
+
+    /// A value directive or an option, added to `pending`.
+    fn part(&mut self, part: Pair<'t, Rule>, pending: &mut Pending<'t>) {
+        match part.as_rule() {
+            Rule::keyed | Rule::anchor_kv | Rule::snippet_kv | Rule::tail_kv | Rule::content_kv => {
+                let mut inner = part.into_inner();
+                let key = inner.next().expect("a value starts with its key");
+                let span = self.line_span(&key);
+                let kw = self.keyword(&key);
+                let value = inner.next();
+                let vspan = value.as_ref().map(|v| self.span(v));
+                let lines = self.value_lines(value);
+                if let Some((_, first, _)) = pending.value(kw) {
+                    let first = *first;
+                    self.diags.push(
+                        Diagnostic::new(Code::SyntaxError, format!("a second `{kw}` in one modification"))
+                            .at(span, "repeated here")
+                            .secondary(first, "first here")
+                            .hint("each modification has one of each value; for another change, start a new modification with its action directive (`<ID> REPLACE`, …)"),
+                    );
+                }
+                let empty = lines.iter().all(|l| l.text.trim().is_empty());
+                self.own.last_value = Some((
+                    vspan.filter(|s| s.end > s.start).unwrap_or(span),
+                    empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE"),
+                ));
+                pending.values.push((kw, span, lines));
+            }
+            Rule::option => {
+                let mut inner = part.into_inner();
+                let d = inner.next().expect("option starts with its directive");
+                let span = self.line_span(&d);
+                let mut kw = "";
+                let mut n = None;
+                for p in d.into_inner() {
+                    match p.as_rule() {
+                        Rule::option_kw => kw = p.as_str(),
+                        Rule::count => n = p.as_str().parse().ok(),
+                        _ => {}
+                    }
+                }
+                if let Some(gap) = inner.next() {
+                    self.gap(gap);
+                }
+                self.own.last_value = None;
+                pending.options.push((kw, span, n));
+            }
+            Rule::bad_directive => {
+                let mut inner = part.into_inner();
+                let line = inner.next().expect("bad_directive has its line");
+                let span = self.line_span(&line);
+                let word = line.as_str()[self.own.id.len()..].trim();
+                let key: String = word.chars().take_while(|c| !c.is_whitespace()).collect();
+                let bare = key.trim_end_matches(':');
+                let guess = KEYWORDS.iter().find(|k| k.eq_ignore_ascii_case(bare));
+                let hint = match guess {
+                    Some(k) => format!(
+                        "directive keywords are case-sensitive and take no colon: write `{} {k}`",
+                        self.own.id
+                    ),
+                    None => format!("the directives are {}", KEYWORDS.join(", ")),
+                };
+                self.diags.push(
+                    Diagnostic::new(Code::SyntaxError, format!("unknown directive `{key}`"))
+                        .at(span, "not an ap directive")
+                        .hint(hint),
+                );
+                self.value_lines(inner.next());
+                pending.bad = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether a pair is a value of some kind (the canonical ones are stricter).
+pub(super) fn is_value(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::value | Rule::filled_value | Rule::tail_value | Rule::path_value
+    )
+}

@@ -1,0 +1,173 @@
+//! ap's modifications as the patch states them, and as edits of the shared
+//! model: the kind becomes a `Place`, the locators a `Locator` with ap's
+//! match levels, a repeated locator the cursor's "next match" rule.
+
+use std::borrow::Cow;
+
+use crate::ir::{Action, Edit, Level, Line, Locator, NewLine, Place, RangeEnd, Span, Uniqueness};
+
+/// What an ap modification does at the place it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ModKind {
+    Replace,
+    InsertBefore,
+    InsertAfter,
+    Delete,
+}
+
+/// An ap locator value: lines to find, or a file boundary (3.2 `^`, `$`).
+#[derive(Debug, Clone)]
+pub(super) enum Target<'a> {
+    Lines(Vec<Line<'a>>),
+    Start,
+    End,
+}
+
+/// One ap modification, as the patch states it.
+pub(super) struct Modification<'a> {
+    pub(super) kind: ModKind,
+    pub(super) anchor: Option<Vec<Line<'a>>>,
+    pub(super) snippet: Target<'a>,
+    /// `snippet_tail`: the region runs to the end of its first match after the snippet.
+    pub(super) tail: Option<Target<'a>>,
+    /// Trailing whitespace already stripped.
+    pub(super) content: Vec<Line<'a>>,
+    pub(super) leading_blank: usize,
+    pub(super) trailing_blank: usize,
+    pub(super) scope_end: bool,
+    /// The action directive, for diagnostics.
+    pub(super) span: Span,
+}
+
+/// A locator's normalised lines: blank ones dropped, the rest trimmed.
+pub(super) fn normalise<'a>(lines: &'a [Line]) -> Vec<&'a str> {
+    lines
+        .iter()
+        .map(|l| l.text.trim())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// What a modification's locator says, normalised: two modifications with
+/// the same key name the same place, the documented way to address N
+/// identical blocks in order (each takes the next one).
+pub(super) fn locator_key(m: &Modification) -> Option<String> {
+    let Target::Lines(lines) = &m.snippet else {
+        return None;
+    };
+    let anchor = m.anchor.as_deref().map(normalise).unwrap_or_default();
+    Some(format!(
+        "{}\0{}",
+        anchor.join("\n"),
+        normalise(lines).join("\n")
+    ))
+}
+
+/// The modifications of one file block as edits of the shared model. A
+/// locator repeated within the block takes the first match after the
+/// previous modification instead of a unique one.
+pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
+    let keys: Vec<Option<String>> = mods.iter().map(locator_key).collect();
+    let repeated = |k: &Option<String>| k.is_some() && keys.iter().filter(|o| *o == k).count() > 1;
+    let repeated: Vec<bool> = keys.iter().map(repeated).collect();
+    mods.into_iter()
+        .zip(repeated)
+        .map(|(m, repeated)| {
+            let (old, at_start, at_eof) = match m.snippet {
+                Target::Lines(lines) => (lines, false, false),
+                Target::Start => (vec![], true, false),
+                Target::End => (vec![], false, true),
+            };
+            Edit {
+                old,
+                new: m.content.into_iter().map(NewLine::Add).collect(),
+                old_no_eol: false,
+                new_no_eol: false,
+                own_eol: false,
+                place: match m.kind {
+                    ModKind::Replace | ModKind::Delete => Place::Replace,
+                    ModKind::InsertBefore => Place::Before,
+                    ModKind::InsertAfter => Place::After,
+                },
+                locator: Locator {
+                    hint: None,
+                    anchor: m.anchor,
+                    range_end: m.tail.map(|t| match t {
+                        Target::Lines(lines) => RangeEnd::Lines(lines),
+                        _ => RangeEnd::Eof,
+                    }),
+                    at_start,
+                    at_eof,
+                    scope_end: m.scope_end,
+                    widen: (m.leading_blank, m.trailing_blank),
+                    levels: &[Level::BlankLinesIgnored, Level::SoftStart],
+                    uniqueness: if repeated {
+                        Uniqueness::FirstAfterCursor
+                    } else {
+                        Uniqueness::UniqueAfterCursor
+                    },
+                },
+                span: m.span,
+            }
+        })
+        .collect()
+}
+
+/// What an opening directive of a file block says.
+pub(super) enum Opening<'a> {
+    /// The text the block's modifications start from.
+    Base(Base<'a>),
+    /// The block is one operation on the whole path.
+    Whole(Action<'a>),
+    Nothing,
+}
+
+/// What a file block's text starts from.
+pub(super) enum Base<'a> {
+    /// The file as it is on disk.
+    Existing,
+    /// `CREATE` with `content`: a new file (or an identical existing one).
+    Create(Vec<Line<'a>>),
+    /// `RECREATE`: this text, whatever the file held (created if missing).
+    Recreate(Vec<Line<'a>>),
+}
+
+/// A locator value: `^`, `$`, or its lines without blank ones at either end.
+pub(super) fn target<'t>(lines: &[Line<'t>]) -> Option<Target<'t>> {
+    let trimmed = trim_blank(lines);
+    match trimmed {
+        [] => None,
+        [one] if one.text.trim() == "^" => Some(Target::Start),
+        [one] if one.text.trim() == "$" => Some(Target::End),
+        _ => Some(Target::Lines(trimmed.to_vec())),
+    }
+}
+
+pub(super) fn trim_blank<'a, 't>(lines: &'a [Line<'t>]) -> &'a [Line<'t>] {
+    let start = lines
+        .iter()
+        .position(|l| !l.text.trim().is_empty())
+        .unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !l.text.trim().is_empty())
+        .map_or(start, |i| i + 1);
+    &lines[start..end]
+}
+
+/// `content` without blank lines at either end and without trailing whitespace.
+pub(super) fn content_lines<'t>(lines: &[Line<'t>]) -> Vec<Line<'t>> {
+    trim_blank(lines)
+        .iter()
+        .map(|l| {
+            let t = l.text.trim_end_matches([' ', '\t']);
+            Line {
+                text: match &l.text {
+                    Cow::Borrowed(b) => Cow::Borrowed(&b[..t.len()]),
+                    Cow::Owned(_) => Cow::Owned(t.to_string()),
+                },
+                span: l.span,
+            }
+        })
+        .collect()
+}
