@@ -1,0 +1,158 @@
+//! `GIT binary patch` sections: the literal hunks' bytes, as a file op
+//! whose whole old and new text are those bytes.
+
+use pest::iterators::Pair;
+
+use super::*;
+
+impl<'a> Lowering<'a, Udiff> {
+    /// Decodes a `GIT binary patch` section; a delta hunk, or data that
+    /// does not decode, is an error.
+    pub(super) fn binary(&mut self, pair: &Pair<Rule>) -> Option<Binary> {
+        let first_line = self.line_span(pair);
+        let first_line = Span::new(
+            first_line.start,
+            first_line.start + "GIT binary patch".len(),
+        );
+        let lines: Vec<&str> = pair.as_str().lines().skip(1).collect();
+        let (code, what, hint) = match git_binary::decode(&lines) {
+            Ok((Hunk::Literal(new), old)) => match old {
+                None | Some(Hunk::Literal(_)) => {
+                    let old = old.map(|h| match h {
+                        Hunk::Literal(b) => b,
+                        Hunk::Delta => vec![],
+                    });
+                    return Some(Binary { new, old });
+                }
+                Some(Hunk::Delta) => (
+                    Code::UnsupportedGitPatchFeature,
+                    "binary delta hunks are not supported".to_string(),
+                    "make the diff with `git diff --binary --full-index` against a tree where the file is new, or leave the file out",
+                ),
+            },
+            Ok((Hunk::Delta, _)) => (
+                Code::UnsupportedGitPatchFeature,
+                "binary delta hunks are not supported".to_string(),
+                "literal binary hunks are applied; leave this file out, or apply the patch with git",
+            ),
+            Err(e) => (
+                Code::InvalidHunkBody,
+                format!("the binary patch does not decode: {e}"),
+                "binary data is written by `git diff --binary`; do not edit it",
+            ),
+        };
+        self.diags.push(
+            Diagnostic::new(code, what)
+                .at(first_line, "this binary hunk")
+                .hint(hint),
+        );
+        None
+    }
+
+    /// A file patch of binary literals: its bytes as lines, each keeping
+    /// its own line end; a change replaces the whole file, whose old bytes
+    /// must be what the reverse literal says.
+    pub(super) fn binary_op(
+        &mut self,
+        h: &Header,
+        data: Binary,
+        at: Span,
+        span: Span,
+    ) -> Option<FileOp<'a>> {
+        let Some((git, gspan)) = &h.git else {
+            return None;
+        };
+        let (a, b) = git_header_sides(git)?;
+        let path = |text: String| PathRef { text, span: *gspan };
+        let old = data.old.map(|bytes| binary_lines(bytes, at));
+        let (new_lines, new_eol) = binary_lines(data.new, at);
+        let action = if h.new_file {
+            Action::add(NewText {
+                lines: new_lines,
+                final_newline: new_eol,
+            })
+        } else {
+            let Some((old_lines, old_eol)) = old else {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::UnsupportedGitPatchFeature,
+                        "a binary change without the old bytes",
+                    )
+                    .at(at, "no reverse literal to check the file against")
+                    .hint("make the diff with `git diff --binary`, which states both sides"),
+                );
+                return None;
+            };
+            // The file's lines are matched without their `\r\n`.
+            let ended = old_lines.len().saturating_sub(usize::from(!old_eol));
+            let old_lines = old_lines
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut l)| {
+                    if i < ended && l.text.ends_with('\r') {
+                        l.text.to_mut().pop();
+                    }
+                    l
+                })
+                .collect();
+            let whole = Edit {
+                old: old_lines,
+                new: if h.deleted_file {
+                    vec![]
+                } else {
+                    new_lines.into_iter().map(NewLine::Add).collect()
+                },
+                old_no_eol: !old_eol,
+                new_no_eol: !new_eol && !h.deleted_file,
+                own_eol: true,
+                place: Place::Replace,
+                locator: Locator {
+                    hint: Some(Hint::Whole),
+                    ..Locator::plain(Uniqueness::UniqueInFile, &[Level::Exact])
+                },
+                span: at,
+            };
+            if h.deleted_file {
+                Action::Delete {
+                    expect: Some(vec![whole]),
+                }
+            } else {
+                Action::Modify {
+                    edits: vec![whole],
+                    move_to: (a != b).then(|| path(b.clone())),
+                }
+            }
+        };
+        Some(FileOp::new(
+            path(if h.new_file { b } else { a }),
+            action,
+            span,
+        ))
+    }
+}
+
+/// The bytes of a binary file patch.
+pub(super) struct Binary {
+    new: Vec<u8>,
+    old: Option<Vec<u8>>,
+}
+
+/// Bytes as patch lines (text standing for bytes, see `lossless`): split
+/// at `\n`, a `\r` kept (added lines carry their own line ends), and
+/// whether the last line ends with `\n`.
+pub(super) fn binary_lines<'a>(bytes: Vec<u8>, span: Span) -> (Vec<Line<'a>>, bool) {
+    let text = crate::lossless::decode(bytes);
+    let final_newline = text.ends_with('\n');
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let lines = if text.is_empty() {
+        vec![]
+    } else {
+        body.split('\n')
+            .map(|l| Line {
+                text: Cow::Owned(l.to_string()),
+                span,
+            })
+            .collect()
+    };
+    (lines, final_newline)
+}

@@ -1,0 +1,205 @@
+//! Hunks: the header's numbers as a line hint, the body's lines as an
+//! edit, advisory counts, blank separators.
+
+use pest::iterators::{Pair, Pairs};
+
+use super::*;
+
+impl<'a> Lowering<'a, Udiff> {
+    pub(super) fn hunks(&mut self, hunks: Vec<Pair<'a, Rule>>) -> Vec<Edit<'a>> {
+        hunks.into_iter().filter_map(|h| self.hunk(h)).collect()
+    }
+
+    fn hunk(&mut self, pair: Pair<'a, Rule>) -> Option<Edit<'a>> {
+        let span = self.line_span(&pair);
+        let mut inner = pair.into_inner();
+        let header = inner.next()?;
+        let header_span = self.line_span(&header);
+        if header.as_rule() == Rule::bad_hunk_header {
+            self.bad_hunk_header(&header, header_span);
+            return None;
+        }
+        let ranges: Vec<(usize, Option<usize>)> = header
+            .into_inner()
+            .filter(|p| p.as_rule() == Rule::range)
+            .map(|r| range(r.into_inner()))
+            .collect();
+        let [(old_start, old_count), (_, new_count)] = ranges[..] else {
+            return None;
+        };
+
+        let mut edit = Edit {
+            old: vec![],
+            new: vec![],
+            old_no_eol: false,
+            new_no_eol: false,
+            own_eol: false,
+            place: Place::Replace,
+            locator: Locator::plain(
+                Uniqueness::UniqueInFile,
+                &[Level::Exact, Level::TrailingWhitespace],
+            ),
+            span,
+        };
+        let trailing_empty = self.hunk_body(&mut edit, inner);
+        self.drop_separator(&mut edit, old_count, &trailing_empty);
+        self.check_counts(&edit, header_span, old_count, new_count);
+        edit.locator.at_eof = edit.old_no_eol;
+        // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
+        let hint = if old_count == Some(0) {
+            old_start
+        } else {
+            old_start.saturating_sub(1)
+        };
+        edit.locator.hint = Some(Hint::Near(hint));
+        Some(edit)
+    }
+
+    fn bad_hunk_header(&mut self, header: &Pair<'a, Rule>, header_span: Span) {
+        let long = header
+            .as_str()
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|run| run.len() > 9);
+        let what = if long {
+            "a number in the hunk header is too large (at most 9 digits)"
+        } else {
+            "malformed hunk header"
+        };
+        self.diags.push(
+                Diagnostic::new(Code::InvalidHunkHeader, what)
+                    .at(header_span, "expected `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@`")
+                    .hint("write the header as `@@ -12,5 +12,6 @@`; the numbers may be approximate, the context lines decide"),
+            );
+    }
+
+    /// The hunk's lines into `edit`; returns the spans of the empty lines
+    /// at its end.
+    fn hunk_body(&mut self, edit: &mut Edit<'a>, lines: Pairs<'a, Rule>) -> Vec<Span> {
+        // Which side the previous line was on, for `\ No newline`.
+        let mut last: Option<Rule> = None;
+        let mut trailing_empty: Vec<Span> = vec![];
+        for line in lines {
+            let rule = line.as_rule();
+            let lspan = self.line_span(&line);
+            // A body line is its one-byte prefix, its text and `\n`. The
+            // text of a CRLF line loses its `\r` (the file's line ends
+            // decide the match), except an added line's: when any line of
+            // the file's hunks shows a `\r`, the diff is byte-exact and
+            // added lines keep their own line ends (`Edit::own_eol`).
+            let raw = line.as_str();
+            let text = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
+            let stripped = text.strip_suffix('\r');
+            edit.own_eol |= stripped.is_some();
+            let text = match rule {
+                Rule::added_line => text,
+                _ => stripped.unwrap_or(text),
+            };
+            // A byte-order mark is the file's, and the applier keeps it.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            let content = Line {
+                text: Cow::Borrowed(text),
+                span: lspan,
+            };
+            if rule == Rule::empty_line {
+                trailing_empty.push(lspan);
+            } else if rule != Rule::no_newline_line {
+                trailing_empty.clear();
+            }
+            match rule {
+                Rule::context_line | Rule::empty_line => {
+                    edit.new.push(NewLine::Keep(edit.old.len()));
+                    edit.old.push(content);
+                }
+                Rule::removed_line => edit.old.push(content),
+                Rule::added_line => edit.new.push(NewLine::Add(content)),
+                Rule::no_newline_line => match last {
+                    Some(Rule::context_line | Rule::empty_line) => {
+                        edit.old_no_eol = true;
+                        edit.new_no_eol = true;
+                    }
+                    Some(Rule::removed_line) => edit.old_no_eol = true,
+                    Some(Rule::added_line) => edit.new_no_eol = true,
+                    _ => {
+                        self.diags.push(
+                            Diagnostic::new(
+                                Code::InvalidHunkBody,
+                                "`\\ No newline at end of file` must follow a line",
+                            )
+                            .at(lspan, "there is no line before this marker")
+                            .hint("put the marker right after the last line of the file"),
+                        );
+                    }
+                },
+                _ => {}
+            }
+            if rule != Rule::no_newline_line {
+                last = Some(rule);
+            }
+        }
+
+        trailing_empty
+    }
+
+    /// Empty lines after the hunk's last counted line separate it from
+    /// what follows; they are not blank context.
+    fn drop_separator(
+        &mut self,
+        edit: &mut Edit<'a>,
+        old_count: Option<usize>,
+        trailing_empty: &[Span],
+    ) {
+        let body_old = edit.old.len();
+        if let Some(count) = old_count.filter(|&c| c < body_old) {
+            let excess = body_old - count;
+            if excess <= trailing_empty.len() && edit.new.len() >= excess {
+                for _ in 0..excess {
+                    edit.old.pop();
+                    edit.new.pop();
+                }
+                let first = trailing_empty[trailing_empty.len() - excess];
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::TrailingBlankContextDropped,
+                        format!("{excess} empty line(s) after the hunk were read as a separator"),
+                    )
+                    .at(first, "not counted by the hunk header"),
+                );
+            }
+        }
+    }
+
+    /// A warning when the header's counts disagree with the body.
+    fn check_counts(
+        &mut self,
+        edit: &Edit<'a>,
+        header_span: Span,
+        old_count: Option<usize>,
+        new_count: Option<usize>,
+    ) {
+        let body_new = edit.new.len();
+        let body_old = edit.old.len();
+        let (want_old, want_new) = (old_count.unwrap_or(1), new_count.unwrap_or(1));
+        if body_old != want_old || body_new != want_new {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::HunkCountMismatch,
+                    format!(
+                        "hunk header counts {want_old} old and {want_new} new lines, the body has {body_old} and {body_new}"
+                    ),
+                )
+                .at(header_span, "counts are advisory: the lines below were used"),
+            );
+        }
+    }
+}
+
+/// `START[,COUNT]`; the grammar allows at most 9 digits, so each fits.
+fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
+    let mut next = || {
+        numbers
+            .next()
+            .map(|n| n.as_str().parse::<usize>().unwrap_or(usize::MAX))
+    };
+    let start = next().unwrap_or(0);
+    (start, next())
+}
