@@ -144,6 +144,11 @@ impl Out<'_, '_> {
                 line
             };
             let s = start(i);
+            if kept.len() == line.len() && file.eol(i) == self.eol {
+                // Already as it should be: joins the original range before it.
+                self.b.push_original(s, start(i + 1));
+                continue;
+            }
             self.b.push_original(s, s + kept.len());
             self.b.push_text(self.eol);
         }
