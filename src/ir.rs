@@ -321,6 +321,28 @@ pub struct Edit<'a> {
     pub span: Span,
 }
 
+impl<'a> Edit<'a> {
+    /// `old` becomes `new` where `locator` finds it, with the file's line
+    /// ends (a hunk as most formats write it).
+    pub fn replace(
+        old: Vec<Line<'a>>,
+        new: Vec<NewLine<'a>>,
+        locator: Locator<'a>,
+        span: Span,
+    ) -> Self {
+        Edit {
+            old,
+            new,
+            old_no_eol: false,
+            new_no_eol: false,
+            own_eol: false,
+            place: Place::Replace,
+            locator,
+            span,
+        }
+    }
+}
+
 /// Where an edit's new block goes relative to the region its old block
 /// (widened by the locator) found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

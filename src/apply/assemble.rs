@@ -16,7 +16,7 @@ pub struct Shape {
 }
 
 /// The file's own line end for new lines: its first line's, or LF.
-fn dominant(file: &FileText) -> &'static str {
+pub(super) fn dominant(file: &FileText) -> &'static str {
     match (!file.is_empty()).then(|| file.eol(0)) {
         Some("\r\n") => "\r\n",
         Some("\r") => "\r",

@@ -5,7 +5,7 @@
 
 use std::cell::OnceCell;
 
-use super::assemble::{assemble, reshapes, Shape};
+use super::assemble::{assemble, dominant, reshapes, Shape};
 use super::locate::Locating;
 use super::op::render_new;
 use super::output::{Builder, Output, Pieces};
@@ -42,9 +42,9 @@ impl OpCx<'_> {
         let (original, base) = match source {
             Source::File(text) => (text, None),
             Source::New(content) if edits.is_empty() => return Ok(render_new(content, op)),
-            Source::New(content) => (String::new(), Some(join(content, op, ""))),
+            Source::New(content) => (String::new(), Some(join(content, op, "", false))),
             Source::Over(text, content) => {
-                let base = join(content, op, &text);
+                let base = join(content, op, &text, self.policy.lone_cr_breaks);
                 (text, Some(base))
             }
         };
@@ -105,9 +105,12 @@ impl OpCx<'_> {
 }
 
 /// A new file's content as text, each line ending with the op's line end,
-/// or else `like`'s first one, or LF.
-fn join(content: &NewText, op: &FileOp, like: &str) -> String {
-    let eol = op.eol.map_or_else(|| first_eol(like), |e| e.as_str());
+/// or else the one new lines of `like` would get.
+fn join(content: &NewText, op: &FileOp, like: &str, lone_cr: bool) -> String {
+    let eol = op.eol.map_or_else(
+        || dominant(&FileText::with_breaks(like, lone_cr)),
+        |e| e.as_str(),
+    );
     let mut s = String::new();
     for l in &content.lines {
         s.push_str(&l.text);
@@ -117,15 +120,6 @@ fn join(content: &NewText, op: &FileOp, like: &str) -> String {
         s.truncate(s.len() - eol.len());
     }
     s
-}
-
-/// The first line ending in `text`, or LF.
-fn first_eol(text: &str) -> &'static str {
-    match text.find(['\n', '\r']) {
-        Some(i) if text[i..].starts_with("\r\n") => "\r\n",
-        Some(i) if text[i..].starts_with('\r') => "\r",
-        _ => "\n",
-    }
 }
 
 /// Every kind of bracket opens as often as it closes, over all `chunks`.
@@ -152,11 +146,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn brackets_and_line_endings() {
+    fn brackets_balance_across_chunks() {
         assert!(balanced(["f() { [a", "] }"]));
         assert!(!balanced(["f() {"]));
-        assert_eq!(first_eol("a\r\nb\n"), "\r\n");
-        assert_eq!(first_eol("a\rb"), "\r");
-        assert_eq!(first_eol("ab"), "\n");
     }
 }

@@ -5,6 +5,7 @@
 use super::edit::Source;
 use super::output::{Builder, Output};
 use super::plan::{mode_of, Change, OpCx, Step, LINK_MODE};
+use super::text::FileText;
 use super::tree::Entry;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, FileOp, GitMode, Line, NewText, PathRef};
@@ -343,15 +344,12 @@ fn mode_words(mode: GitMode) -> &'static str {
 /// Whether `text` has exactly these lines (line endings and a missing
 /// final newline aside).
 fn same_lines(text: &str, lines: &[Line]) -> bool {
-    let body = text
-        .strip_suffix("\r\n")
-        .or_else(|| text.strip_suffix(['\n', '\r']))
-        .unwrap_or(text);
-    let mut have = body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
-    if text.is_empty() {
-        return lines.is_empty();
-    }
-    lines.iter().all(|l| have.next() == Some(&*l.text)) && have.next().is_none()
+    let file = FileText::with_breaks(text, false);
+    file.len() == lines.len()
+        && lines
+            .iter()
+            .enumerate()
+            .all(|(i, l)| file.line(i) == l.text)
 }
 
 /// A new file: each line as the patch gives it (a `\r` it shows kept), and

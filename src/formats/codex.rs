@@ -16,12 +16,12 @@ use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
 
-use super::lowering::{rule_words, Lowering};
+use super::lowering::{prefixed_text, rule_words, Lowering};
 use super::{marker_path, rule_names, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Hint, Level, Line, Locator, NewLine, NewText, Patch, PathRef,
-    Place, Span, Uniqueness,
+    Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -137,10 +137,7 @@ type Lower<'a> = Lowering<'a, Codex>;
 
 /// The text of a prefixed line: without its one-byte prefix, its `\n`, and a `\r`.
 fn body_of(line: &str) -> &str {
-    let text = line.get(1..line.len().saturating_sub(1)).unwrap_or("");
-    let text = text.strip_suffix('\r').unwrap_or(text);
-    // A byte-order mark is the file's, and the applier keeps it.
-    text.strip_prefix('\u{feff}').unwrap_or(text)
+    prefixed_text(line, false).0
 }
 
 impl<'a> Lowering<'a, Codex> {
@@ -217,14 +214,10 @@ impl<'a> Lowering<'a, Codex> {
     /// changes nothing.
     fn hunk(&mut self, pair: Pair<'a, Rule>, last: bool) -> Option<Edit<'a>> {
         let span = self.line_span(&pair);
-        let mut edit = Edit {
-            old: vec![],
-            new: vec![],
-            old_no_eol: false,
-            new_no_eol: false,
-            own_eol: false,
-            place: Place::Replace,
-            locator: Locator::plain(
+        let mut edit = Edit::replace(
+            vec![],
+            vec![],
+            Locator::plain(
                 Uniqueness::UniqueAfterCursor,
                 &[
                     Level::Exact,
@@ -234,7 +227,7 @@ impl<'a> Lowering<'a, Codex> {
                 ],
             ),
             span,
-        };
+        );
         for p in pair.into_inner() {
             let lspan = self.line_span(&p);
             match p.as_rule() {

@@ -69,6 +69,20 @@ impl<'t, F> Lowering<'t, F> {
     }
 }
 
+/// A hunk line's text after its one-byte prefix, without its `\n` and a
+/// byte-order mark (the file's, which the applier keeps), and without a
+/// `\r` before the `\n` unless `keep_cr`; and whether there was one.
+pub(crate) fn prefixed_text(line: &str, keep_cr: bool) -> (&str, bool) {
+    let text = line.get(1..line.len().saturating_sub(1)).unwrap_or("");
+    let cr = text.ends_with('\r');
+    let text = if cr && !keep_cr {
+        &text[..text.len() - 1]
+    } else {
+        text
+    };
+    (text.strip_prefix('\u{feff}').unwrap_or(text), cr)
+}
+
 /// A rule named in an error message: its name, with spaces for `_`.
 pub(crate) fn rule_words<R: std::fmt::Debug>(rule: &R) -> String {
     format!("{rule:?}").replace('_', " ")

@@ -16,7 +16,7 @@ pub(crate) use ap::correct_drifted_ids;
 mod ap;
 mod codex;
 mod git_binary;
-mod lowering;
+pub(crate) mod lowering;
 mod repopatch;
 mod udiff;
 

@@ -22,8 +22,8 @@ use super::lowering::{rule_words, Lowering};
 use super::{marker_path, rule_names, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Level, Line, Locator, NewLine, NewText, Patch, PathRef, Place,
-    Policy, Span, Uniqueness,
+    Action, Advice, Edit, FileOp, Level, Line, Locator, NewLine, NewText, Patch, PathRef, Policy,
+    Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -354,19 +354,15 @@ impl<'a> Lowering<'a, Repopatch> {
             Rule::replace => keep_shared_ends(&old, new),
             _ => vec![],
         };
-        Some(Edit {
+        Some(Edit::replace(
             old,
             new,
-            old_no_eol: false,
-            new_no_eol: false,
-            own_eol: false,
-            place: Place::Replace,
-            locator: Locator::plain(
+            Locator::plain(
                 Uniqueness::UniqueInFile,
                 &[Level::Exact, Level::TrailingWhitespace],
             ),
-            span: old_span.map_or(kw, |s| kw.to(s)),
-        })
+            old_span.map_or(kw, |s| kw.to(s)),
+        ))
     }
 
     /// A blank line written without its own prefix: a warning, read as a

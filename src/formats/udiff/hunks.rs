@@ -4,6 +4,7 @@
 use pest::iterators::{Pair, Pairs};
 
 use super::*;
+use crate::formats::lowering::prefixed_text;
 
 impl<'a> Lowering<'a, Udiff> {
     pub(super) fn hunks(&mut self, hunks: Vec<Pair<'a, Rule>>) -> Vec<Edit<'a>> {
@@ -28,19 +29,15 @@ impl<'a> Lowering<'a, Udiff> {
             return None;
         };
 
-        let mut edit = Edit {
-            old: vec![],
-            new: vec![],
-            old_no_eol: false,
-            new_no_eol: false,
-            own_eol: false,
-            place: Place::Replace,
-            locator: Locator::plain(
+        let mut edit = Edit::replace(
+            vec![],
+            vec![],
+            Locator::plain(
                 Uniqueness::UniqueInFile,
                 &[Level::Exact, Level::TrailingWhitespace],
             ),
             span,
-        };
+        );
         let trailing_empty = self.hunk_body(&mut edit, inner);
         self.drop_separator(&mut edit, old_count, &trailing_empty);
         self.check_counts(&edit, header_span, old_count, new_count);
@@ -86,16 +83,8 @@ impl<'a> Lowering<'a, Udiff> {
             // decide the match), except an added line's: when any line of
             // the file's hunks shows a `\r`, the diff is byte-exact and
             // added lines keep their own line ends (`Edit::own_eol`).
-            let raw = line.as_str();
-            let text = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
-            let stripped = text.strip_suffix('\r');
-            edit.own_eol |= stripped.is_some();
-            let text = match rule {
-                Rule::added_line => text,
-                _ => stripped.unwrap_or(text),
-            };
-            // A byte-order mark is the file's, and the applier keeps it.
-            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            let (text, cr) = prefixed_text(line.as_str(), rule == Rule::added_line);
+            edit.own_eol |= cr;
             let content = Line {
                 text: Cow::Borrowed(text),
                 span: lspan,
