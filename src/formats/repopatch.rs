@@ -20,7 +20,7 @@ use pest_derive::Parser;
 
 use super::lowering::{rule_words, Lowering};
 use super::{marker_path, rule_names, syntax_error};
-use crate::error::{Code, Diagnostic};
+use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Level, Line, Locator, NewLine, NewText, Patch, PathRef, Policy,
     Span, Uniqueness,
@@ -185,7 +185,7 @@ impl<'a> Lowering<'a, Repopatch> {
                     action = Some(Action::Delete { expect: None });
                 }
                 Rule::insert_before | Rule::insert_after | Rule::replace | Rule::delete => {
-                    if let Some(edit) = self.operation(p) {
+                    if let Ok(edit) = self.operation(p) {
                         edits.push(edit);
                     }
                 }
@@ -279,7 +279,7 @@ impl<'a> Lowering<'a, Repopatch> {
     }
 
     /// Lowers `INSERT BEFORE`, `INSERT AFTER`, `REPLACE` or `DELETE`.
-    fn operation(&mut self, op: Pair<'a, Rule>) -> Option<Edit<'a>> {
+    fn operation(&mut self, op: Pair<'a, Rule>) -> Result<Edit<'a>, Reported> {
         let rule = op.as_rule();
         let what = keyword(rule);
         self.keyword_args(&op);
@@ -338,7 +338,8 @@ impl<'a> Lowering<'a, Repopatch> {
                 _ => {}
             }
         }
-        let old = old?;
+        // A missing old block was reported where the grammar saw it.
+        let old = old.ok_or(Reported)?;
         let n = old.len();
         let kw = kw_span.unwrap_or_default();
         let new: Vec<NewLine<'a>> = match rule {
@@ -354,7 +355,7 @@ impl<'a> Lowering<'a, Repopatch> {
             Rule::replace => keep_shared_ends(&old, new),
             _ => vec![],
         };
-        Some(Edit::replace(
+        Ok(Edit::replace(
             old,
             new,
             Locator::plain(

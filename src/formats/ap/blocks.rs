@@ -250,7 +250,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         let path = match inline {
             Some(p) => {
                 self.extra_path_lines(&lines, 0);
-                Some(p)
+                Ok(p)
             }
             None => self.path_value(
                 &lines,
@@ -291,13 +291,13 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 _ => {}
             }
         }
-        let Some(path) = path else { return };
+        let Ok(path) = path else { return };
         match rename {
             Some((span, _)) if !pendings.is_empty() => {
                 self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
             }
             Some((span, lines)) => {
-                if let Some(to) = self.path_value(&lines, span, "RENAME") {
+                if let Ok(to) = self.path_value(&lines, span, "RENAME") {
                     let op = FileOp::new(path, Action::Rename { to }, head_span);
                     self.patch.files.push(op);
                 }
@@ -389,7 +389,12 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 
     /// The one path line of a `FILE`, `CREATE` or `RENAME` value.
-    fn path_value(&mut self, lines: &[Line<'t>], directive: Span, what: &str) -> Option<PathRef> {
+    fn path_value(
+        &mut self,
+        lines: &[Line<'t>],
+        directive: Span,
+        what: &str,
+    ) -> Result<PathRef, Reported> {
         let Some(i) = lines.iter().position(|l| !l.text.trim().is_empty()) else {
             self.error(
                 directive,
@@ -397,13 +402,13 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 "the path belongs on the next line",
                 "write the path relative to the root on the line after the directive",
             );
-            return None;
+            return Err(Reported);
         };
         let line = &lines[i];
         let t = line.text.trim();
         let start = line.span.start + (line.text.len() - line.text.trim_start().len());
         self.extra_path_lines(lines, i + 1);
-        Some(PathRef {
+        Ok(PathRef {
             text: t.to_string(),
             span: Span::new(start, start + t.len()),
         })

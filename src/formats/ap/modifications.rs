@@ -23,7 +23,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 "" | "CREATE" | "RECREATE" => self.opening(&p, i == 0, count, content),
                 "DELETE" if p.is_bare() => self.bare_delete(&p, count),
                 kw => {
-                    mods.extend(self.modification(kw, &p, content));
+                    mods.extend(self.modification(kw, &p, content).ok());
                     Opening::Nothing
                 }
             };
@@ -174,7 +174,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         kw: &'t str,
         p: &Pending<'t>,
         content: Option<Vec<Line<'t>>>,
-    ) -> Option<Modification<'t>> {
+    ) -> Result<Modification<'t>, Reported> {
         let mut kind = match kw {
             "REPLACE" => ModKind::Replace,
             "INSERT_AFTER" => ModKind::InsertAfter,
@@ -183,7 +183,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         };
         let mut anchor = p.value("anchor").map(|v| v.2.clone());
         let snippet = self.snippet(kw, p, &mut anchor)?;
-        let tail = self.tail(kw, kind, p).ok()?;
+        let tail = self.tail(kw, kind, p)?;
         let content = self.content(kw, &mut kind, p, content)?;
         let mut m = Modification {
             kind,
@@ -203,7 +203,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 _ => m.scope_end = n != Some(0),
             }
         }
-        Some(m)
+        Ok(m)
     }
 
     /// The modification's `snippet` (or, tolerant, its anchor standing in).
@@ -212,13 +212,13 @@ impl<'t> Lowering<'t, Ap<'t>> {
         kw: &str,
         p: &Pending<'t>,
         anchor: &mut Option<Vec<Line<'t>>>,
-    ) -> Option<Target<'t>> {
+    ) -> Result<Target<'t>, Reported> {
         let snippet = match p.value("snippet") {
-            Some(v) => Some(v.2.clone()),
+            Some(v) => v.2.clone(),
             None => match anchor.take() {
                 Some(a) if self.own.tolerant => {
                     self.warn(Code::ToleratedFormatSlip, p.span, format!("`{kw}` has an `anchor` but no `snippet`; the anchor is used as the snippet"), "no snippet");
-                    Some(a)
+                    a
                 }
                 a => {
                     let hint = if a.is_some() {
@@ -232,20 +232,20 @@ impl<'t> Lowering<'t, Ap<'t>> {
                         "nothing says where",
                         hint,
                     );
-                    return None;
+                    return Err(Reported);
                 }
             },
-        }?;
-        let target = target(&snippet);
-        if target.is_none() {
+        };
+        let Some(target) = target(&snippet) else {
             self.error(
                 p.value("snippet").map_or(p.span, |v| v.1),
                 "an empty `snippet`",
                 "no lines to find",
                 "put the lines to find under `<ID> snippet`",
             );
-        }
-        target
+            return Err(Reported);
+        };
+        Ok(target)
     }
 
     /// The range end, if there is one.
@@ -285,8 +285,8 @@ impl<'t> Lowering<'t, Ap<'t>> {
         kind: &mut ModKind,
         p: &Pending<'t>,
         content: Option<Vec<Line<'t>>>,
-    ) -> Option<Vec<Line<'t>>> {
-        Some(match (*kind, content) {
+    ) -> Result<Vec<Line<'t>>, Reported> {
+        Ok(match (*kind, content) {
             (ModKind::Delete, Some(_)) => {
                 self.error(
                     p.value("content").map_or(p.span, |v| v.1),
@@ -294,7 +294,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                     "content",
                     "use REPLACE to change lines, DELETE only to remove them",
                 );
-                return None;
+                return Err(Reported);
             }
             (ModKind::Delete, None) => vec![],
             (_, None) => {
@@ -304,7 +304,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                     "no new text",
                     "add `<ID> content` and the new lines under it",
                 );
-                return None;
+                return Err(Reported);
             }
             (ModKind::Replace, Some(c)) if c.is_empty() => {
                 let at = p.value("content").map_or(p.span, |v| v.1);
@@ -315,7 +315,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                         "empty",
                         "to remove the lines, use `DELETE` (ap 3.1 has no empty REPLACE)",
                     );
-                    return None;
+                    return Err(Reported);
                 }
                 self.warn(
                     Code::EmptyContentAsDelete,

@@ -4,11 +4,12 @@
 use pest::iterators::Pair;
 
 use super::*;
+use crate::error::Reported;
 
 impl<'a> Lowering<'a, Udiff> {
     /// Decodes a `GIT binary patch` section; a delta hunk, or data that
     /// does not decode, is an error.
-    pub(super) fn binary(&mut self, pair: &Pair<Rule>) -> Option<Binary> {
+    pub(super) fn binary(&mut self, pair: &Pair<Rule>) -> Result<Binary, Reported> {
         let first_line = self.line_span(pair);
         let first_line = Span::new(
             first_line.start,
@@ -22,7 +23,7 @@ impl<'a> Lowering<'a, Udiff> {
                         Hunk::Literal(b) => b,
                         Hunk::Delta => vec![],
                     });
-                    return Some(Binary { new, old });
+                    return Ok(Binary { new, old });
                 }
                 Some(Hunk::Delta) => (
                     Code::UnsupportedGitPatchFeature,
@@ -46,7 +47,7 @@ impl<'a> Lowering<'a, Udiff> {
                 .at(first_line, "this binary hunk")
                 .hint(hint),
         );
-        None
+        Err(Reported)
     }
 
     /// A file patch of binary literals: its bytes as lines, each keeping
@@ -58,11 +59,22 @@ impl<'a> Lowering<'a, Udiff> {
         data: Binary,
         at: Span,
         span: Span,
-    ) -> Option<FileOp<'a>> {
-        let Some((git, gspan)) = &h.git else {
-            return None;
+    ) -> Result<FileOp<'a>, Reported> {
+        let sides = h
+            .git
+            .as_ref()
+            .and_then(|(git, gspan)| Some((git_header_sides(git)?, gspan)));
+        let Some(((a, b), gspan)) = sides else {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::MissingFileHeader,
+                    "a binary patch needs its `diff --git a/PATH b/PATH` line",
+                )
+                .at(at, "no file named for this binary patch")
+                .hint("give the section's `diff --git` line, as git writes it"),
+            );
+            return Err(Reported);
         };
-        let (a, b) = git_header_sides(git)?;
         let path = |text: String| PathRef { text, span: *gspan };
         let old = data.old.map(|bytes| binary_lines(bytes, at));
         let (new_lines, new_eol) = binary_lines(data.new, at);
@@ -81,7 +93,7 @@ impl<'a> Lowering<'a, Udiff> {
                     .at(at, "no reverse literal to check the file against")
                     .hint("make the diff with `git diff --binary`, which states both sides"),
                 );
-                return None;
+                return Err(Reported);
             };
             // The file's lines are matched without their `\r\n`.
             let ended = old_lines.len().saturating_sub(usize::from(!old_eol));
@@ -123,7 +135,7 @@ impl<'a> Lowering<'a, Udiff> {
                 }
             }
         };
-        Some(FileOp::new(
+        Ok(FileOp::new(
             path(if h.new_file { b } else { a }),
             action,
             span,

@@ -4,29 +4,36 @@
 use pest::iterators::{Pair, Pairs};
 
 use super::*;
+use crate::error::Reported;
 use crate::formats::lowering::prefixed_text;
 
 impl<'a> Lowering<'a, Udiff> {
     pub(super) fn hunks(&mut self, hunks: Vec<Pair<'a, Rule>>) -> Vec<Edit<'a>> {
-        hunks.into_iter().filter_map(|h| self.hunk(h)).collect()
+        hunks
+            .into_iter()
+            .filter_map(|h| self.hunk(h).ok())
+            .collect()
     }
 
-    fn hunk(&mut self, pair: Pair<'a, Rule>) -> Option<Edit<'a>> {
+    fn hunk(&mut self, pair: Pair<'a, Rule>) -> Result<Edit<'a>, Reported> {
         let span = self.line_span(&pair);
         let mut inner = pair.into_inner();
-        let header = inner.next()?;
+        let header = inner.next().ok_or(Reported)?;
         let header_span = self.line_span(&header);
         if header.as_rule() == Rule::bad_hunk_header {
             self.bad_hunk_header(&header, header_span);
-            return None;
+            return Err(Reported);
         }
         let ranges: Vec<(usize, Option<usize>)> = header
+            .clone()
             .into_inner()
             .filter(|p| p.as_rule() == Rule::range)
             .map(|r| range(r.into_inner()))
             .collect();
         let [(old_start, old_count), (_, new_count)] = ranges[..] else {
-            return None;
+            // The grammar's hunk header has both ranges; say so if not.
+            self.bad_hunk_header(&header, header_span);
+            return Err(Reported);
         };
 
         let mut edit = Edit::replace(
@@ -49,7 +56,7 @@ impl<'a> Lowering<'a, Udiff> {
             old_start.saturating_sub(1)
         };
         edit.locator.hint = Some(Hint::Near(hint));
-        Some(edit)
+        Ok(edit)
     }
 
     fn bad_hunk_header(&mut self, header: &Pair<'a, Rule>, header_span: Span) {

@@ -25,7 +25,7 @@ use pest_derive::Parser;
 use super::git_binary::{self, Hunk};
 use super::lowering::{rule_words, Lowering};
 use super::{rule_names, syntax_error};
-use crate::error::{Code, Diagnostic};
+use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
     Action, Advice, Edit, FileOp, GitMode, Hint, Level, Line, Locator, NewLine, NewText, Patch,
     PathRef, Place, Span, Uniqueness,
@@ -222,7 +222,7 @@ impl<'a> Lowering<'a, Udiff> {
             Some((data, span)) => self.binary_op(&h, data, span, file_span),
             None => self.file_op(h, edits, file_span),
         };
-        if let Some(mut op) = op {
+        if let Ok(mut op) = op {
             op.mode = mode;
             op.old_mode = old_mode;
             self.patch.files.push(op);
@@ -264,8 +264,8 @@ impl<'a> Lowering<'a, Udiff> {
             Rule::rename_to => h.rename_to = Some(self.path_ref(p)),
             Rule::unsupported_line if p.as_str().starts_with("GIT binary patch") => {
                 match self.binary(&p) {
-                    Some(data) => h.binary = Some((data, self.line_span(&p))),
-                    None => h.unsupported = true,
+                    Ok(data) => h.binary = Some((data, self.line_span(&p))),
+                    Err(Reported) => h.unsupported = true,
                 }
             }
             Rule::unsupported_line => {

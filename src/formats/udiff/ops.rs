@@ -2,6 +2,7 @@
 //! sections, adds, deletes and modifies.
 
 use super::*;
+use crate::error::Reported;
 
 impl<'a> Lowering<'a, Udiff> {
     /// The file op a section's header and hunks make: a rename, a
@@ -11,7 +12,7 @@ impl<'a> Lowering<'a, Udiff> {
         h: Header,
         edits: Vec<Edit<'a>>,
         span: Span,
-    ) -> Option<FileOp<'a>> {
+    ) -> Result<FileOp<'a>, Reported> {
         let (mut old, mut new) = strip_prefixes(h.old.clone(), h.new.clone(), h.gnu);
         // `diff -N` dates a missing file at the epoch, as `patch` reads it;
         // never both sides.
@@ -29,12 +30,12 @@ impl<'a> Lowering<'a, Udiff> {
             (None, None) => self.header_only(&h, span),
             (Some((Side::DevNull, _)), Some((Side::Path(p, pspan), _))) => {
                 let content = self.new_file_content(edits)?;
-                Some(FileOp::new(at(p, pspan), Action::add(content), span))
+                Ok(FileOp::new(at(p, pspan), Action::add(content), span))
             }
             (Some((Side::Path(p, pspan), _)), Some((Side::DevNull, _))) => {
                 self.deletion_adds_nothing(&edits)?;
                 let expect = Some(edits);
-                Some(FileOp::new(at(p, pspan), Action::Delete { expect }, span))
+                Ok(FileOp::new(at(p, pspan), Action::Delete { expect }, span))
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
                 if a != b {
@@ -47,13 +48,13 @@ impl<'a> Lowering<'a, Udiff> {
                                  `rename from OLD` and `rename to NEW` before them",
                             ),
                     );
-                    return None;
+                    return Err(Reported);
                 }
                 let action = Action::Modify {
                     edits,
                     move_to: None,
                 };
-                Some(FileOp::new(at(b, bspan), action, span))
+                Ok(FileOp::new(at(b, bspan), action, span))
             }
             (Some((Side::DevNull, s)), Some((Side::DevNull, _)))
             | (Some((_, s)), None)
@@ -63,7 +64,7 @@ impl<'a> Lowering<'a, Udiff> {
                         .at(s, "no file to patch")
                         .hint("write `--- a/PATH` and `+++ b/PATH` (or /dev/null on one side to add or delete)"),
                 );
-                None
+                Err(Reported)
             }
         }
     }
@@ -75,9 +76,13 @@ impl<'a> Lowering<'a, Udiff> {
         sides: [&HeaderLine; 2],
         edits: Vec<Edit<'a>>,
         span: Span,
-    ) -> Option<FileOp<'a>> {
+    ) -> Result<FileOp<'a>, Reported> {
         let (Some(from), Some(to)) = (&h.rename_from, &h.rename_to) else {
-            let r = h.rename_from.as_ref().or(h.rename_to.as_ref())?;
+            let r = h
+                .rename_from
+                .as_ref()
+                .or(h.rename_to.as_ref())
+                .ok_or(Reported)?;
             self.diags.push(
                 Diagnostic::new(
                     Code::RenamePathMismatch,
@@ -86,7 +91,7 @@ impl<'a> Lowering<'a, Udiff> {
                 .at(r.span, "only one half of the rename")
                 .hint("write `rename from OLD` and `rename to NEW` on consecutive lines"),
             );
-            return None;
+            return Err(Reported);
         };
         for (side, want, which) in [(sides[0], from, "---"), (sides[1], to, "+++")] {
             if let Some((Side::Path(p, pspan), _)) = side {
@@ -100,7 +105,7 @@ impl<'a> Lowering<'a, Udiff> {
                         .secondary(want.span, format!("the rename says `{}`", want.text))
                         .hint("use the same path in `rename from`/`rename to` and in `---`/`+++` (with a/ and b/)"),
                     );
-                    return None;
+                    return Err(Reported);
                 }
             }
         }
@@ -108,12 +113,12 @@ impl<'a> Lowering<'a, Udiff> {
             edits,
             move_to: Some(to.clone()),
         };
-        Some(FileOp::new(from.clone(), action, span))
+        Ok(FileOp::new(from.clone(), action, span))
     }
 
     /// A `diff --git` section without `---`/`+++`: an empty file added or
     /// deleted, or a mode change, on the path the git line names.
-    fn header_only(&mut self, h: &Header, span: Span) -> Option<FileOp<'a>> {
+    fn header_only(&mut self, h: &Header, span: Span) -> Result<FileOp<'a>, Reported> {
         // The new side of an added file, the old side of a deleted one.
         let git_path = h.git.as_ref().and_then(|(text, span)| {
             let (a, b) = git_header_sides(text)?;
@@ -129,7 +134,7 @@ impl<'a> Lowering<'a, Udiff> {
                 .at(gspan, "expected `diff --git a/PATH b/PATH`")
                 .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
             );
-            return None;
+            return Err(Reported);
         };
         let action = if h.new_file {
             Action::add(NewText::default())
@@ -155,13 +160,13 @@ impl<'a> Lowering<'a, Udiff> {
                 )
                 .hint("follow it with `--- a/PATH`, `+++ b/PATH` and the hunks"),
             );
-            return None;
+            return Err(Reported);
         };
-        Some(FileOp::new(PathRef { text, span: gspan }, action, span))
+        Ok(FileOp::new(PathRef { text, span: gspan }, action, span))
     }
 
     /// A deleted file (`+++ /dev/null`) lists lines; it cannot add any.
-    fn deletion_adds_nothing(&mut self, edits: &[Edit<'a>]) -> Option<()> {
+    fn deletion_adds_nothing(&mut self, edits: &[Edit<'a>]) -> Result<(), Reported> {
         let added = edits.iter().flat_map(|e| &e.new).find_map(|n| match n {
             NewLine::Add(line) => Some(line.span),
             NewLine::Keep(_) => None,
@@ -175,12 +180,12 @@ impl<'a> Lowering<'a, Udiff> {
                 .at(at, "added line in a deletion")
                 .hint("a deletion lists every line of the file as `-` lines"),
             );
-            return None;
+            return Err(Reported);
         }
-        Some(())
+        Ok(())
     }
 
-    fn new_file_content(&mut self, edits: Vec<Edit<'a>>) -> Option<NewText<'a>> {
+    fn new_file_content(&mut self, edits: Vec<Edit<'a>>) -> Result<NewText<'a>, Reported> {
         let mut content = NewText {
             lines: vec![],
             final_newline: true,
@@ -195,7 +200,7 @@ impl<'a> Lowering<'a, Udiff> {
                     .at(old.span, "context or removed line in a new file")
                     .hint("prefix every line of the new file with `+`"),
                 );
-                return None;
+                return Err(Reported);
             }
             content
                 .lines
@@ -205,6 +210,6 @@ impl<'a> Lowering<'a, Udiff> {
                 }));
             content.final_newline = !e.new_no_eol;
         }
-        Some(content)
+        Ok(content)
     }
 }
