@@ -90,8 +90,24 @@ impl OpCx<'_> {
     }
 
     /// A file whose brackets balanced before the patch and not after it.
+    /// Only the original is scanned whole; the new text's counts are the
+    /// original's minus what the edits removed plus what they added.
     fn brackets(&mut self, rel: &RelPath, output: &Output) {
-        if balanced([output.original.as_str()]) && !balanced(output.texts()) {
+        let before = brackets(&output.original);
+        if before != [0; 3] {
+            return;
+        }
+        let (removed, added) = output.changes();
+        let mut after = before;
+        for r in removed {
+            let c = brackets(&output.original[r]);
+            (0..3).for_each(|k| after[k] -= c[k]);
+        }
+        for t in added {
+            let c = brackets(t);
+            (0..3).for_each(|k| after[k] += c[k]);
+        }
+        if after != [0; 3] {
             self.warnings.push(
                 Diagnostic::new(
                     Code::UnbalancedBrackets,
@@ -122,23 +138,17 @@ fn join(content: &NewText, op: &FileOp, like: &str, lone_cr: bool) -> String {
     s
 }
 
-/// Every kind of bracket opens as often as it closes, over all `chunks`.
-fn balanced<'a>(chunks: impl IntoIterator<Item = &'a str>) -> bool {
+/// How many more `(`, `[` and `{` than `)`, `]` and `}` `text` holds.
+fn brackets(text: &str) -> [i64; 3] {
+    let b = text.as_bytes();
     let mut n = [0i64; 3];
-    for chunk in chunks {
-        for &b in chunk.as_bytes() {
-            match b {
-                b'(' => n[0] += 1,
-                b')' => n[0] -= 1,
-                b'[' => n[1] += 1,
-                b']' => n[1] -= 1,
-                b'{' => n[2] += 1,
-                b'}' => n[2] -= 1,
-                _ => {}
-            }
-        }
+    for i in memchr::memchr3_iter(b'(', b'[', b'{', b) {
+        n[usize::from(b[i] == b'[') + 2 * usize::from(b[i] == b'{')] += 1;
     }
-    n == [0; 3]
+    for i in memchr::memchr3_iter(b')', b']', b'}', b) {
+        n[usize::from(b[i] == b']') + 2 * usize::from(b[i] == b'}')] -= 1;
+    }
+    n
 }
 
 #[cfg(test)]
@@ -146,8 +156,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn brackets_balance_across_chunks() {
-        assert!(balanced(["f() { [a", "] }"]));
-        assert!(!balanced(["f() {"]));
+    fn brackets_are_counted_by_kind() {
+        assert_eq!(brackets("f() { [a] }"), [0, 0, 0]);
+        assert_eq!(brackets("f(] {{"), [1, -1, 2]);
     }
 }

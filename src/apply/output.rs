@@ -138,6 +138,29 @@ impl<'p> Output<'p> {
         }
     }
 
+    /// What the pieces change in the original: the ranges of it they leave
+    /// out, and the text they add, in order. (Pieces `assemble` builds run
+    /// forward through the original.)
+    pub fn changes(&self) -> (Vec<std::ops::Range<usize>>, Vec<&str>) {
+        let (mut removed, mut added, mut at) = (vec![], vec![], 0);
+        for piece in &self.pieces {
+            match *piece {
+                Piece::Original(s, e) => {
+                    if s > at {
+                        removed.push(at..s);
+                    }
+                    at = at.max(e);
+                }
+                Piece::Text(t) => added.push(t),
+            }
+        }
+        let len = self.base.as_deref().unwrap_or(&self.original).len();
+        if at < len {
+            removed.push(at..len);
+        }
+        (removed, added)
+    }
+
     /// Whether the pieces index into the file's own text.
     pub fn base_is_original(&self) -> bool {
         self.base.is_none()

@@ -68,8 +68,15 @@ pub(super) fn locator_key(m: &Modification) -> Option<String> {
 /// previous modification instead of a unique one.
 pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
     let keys: Vec<Option<String>> = mods.iter().map(locator_key).collect();
-    let repeated = |k: &Option<String>| k.is_some() && keys.iter().filter(|o| *o == k).count() > 1;
-    let repeated: Vec<bool> = keys.iter().map(repeated).collect();
+    // Counted once per file: comparing every pair is quadratic in modifications.
+    let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for k in keys.iter().flatten() {
+        *uses.entry(k).or_default() += 1;
+    }
+    let repeated: Vec<bool> = keys
+        .iter()
+        .map(|k| k.as_deref().is_some_and(|k| uses[k] > 1))
+        .collect();
     mods.into_iter()
         .zip(repeated)
         .map(|(m, repeated)| {
