@@ -67,11 +67,15 @@ pub fn assemble<'p>(
             match new {
                 NewLine::Keep(j) => out.original(p.at.start + j, p.at.start + j + 1, true),
                 NewLine::Add(line) => {
-                    out.b.push_text(if out.strip {
+                    let text: &'p str = if out.strip {
                         line.text.trim_end_matches([' ', '\t'])
                     } else {
                         &line.text
-                    });
+                    };
+                    match &p.indent {
+                        Some(indent) => indent.push(&mut out.b, text),
+                        None => out.b.push_text(text),
+                    }
                     out.b.push_text(if edit.own_eol && shape.eol.is_none() {
                         "\n"
                     } else {

@@ -138,6 +138,7 @@ fn normalised_pass_folds_typographic_punctuation_and_keeps_file_text() {
     let text = "  say(\u{201C}hi\u{201D}) \u{2014} ok\nnext\n";
     assert_eq!(
         check(text, vec![e]).unwrap(),
-        "  say(\u{201C}hi\u{201D}) \u{2014} ok\nadded\n"
+        // The added line is indented as the file indents the block.
+        "  say(\u{201C}hi\u{201D}) \u{2014} ok\n  added\n"
     );
 }

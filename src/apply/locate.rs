@@ -17,6 +17,7 @@ use std::cell::OnceCell;
 use std::sync::Arc;
 
 use super::find::{self, Want};
+use super::indent::{self, Indent};
 use super::text::{FileText, Region};
 use crate::error::{Code, Diagnostic, TargetLabel};
 use crate::ir::{Edit, Hint, Level, Line, NewLine, Policy, RangeEnd, Span, Uniqueness};
@@ -24,11 +25,13 @@ use crate::paths::RelPath;
 
 /// An edit given its place: the new block replaces the lines `at` (empty
 /// for an insertion), after a blank line when the nesting guard moved it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Placed {
     pub at: Region,
     pub edit: usize,
     pub blank_first: bool,
+    /// Added lines follow the file's indentation (the match ignored it).
+    pub indent: Option<Indent>,
 }
 
 /// Why an edit was not placed.
@@ -151,7 +154,7 @@ impl<'a, 'f> Locating<'a, 'f> {
     }
 
     fn check_overlaps(&mut self, edits: &[Edit]) {
-        let mut sorted = self.placed.clone();
+        let mut sorted = std::mem::take(&mut self.placed);
         sorted.sort_by_key(|p| (p.at.start, p.edit));
         for pair in sorted.windows(2) {
             let (a, b) = (pair[0].at, pair[1].at);
@@ -211,8 +214,13 @@ impl<'a, 'f> Locating<'a, 'f> {
         if level.is_slip() {
             self.slip(edit, Part::Block, region, level);
         }
+        let indent = indent::relaxed(self.file, level, region, &edit.old);
+        if let (Some(indent), Some(d)) = (&indent, self.warnings.last_mut()) {
+            d.notes.push(indent.describe());
+        }
         let region = self.extend(edit, region)?;
-        self.place(edits, i, region)
+        let placed = self.place(edits, i, region)?;
+        Ok(placed.map(|p| Placed { indent, ..p }))
     }
 
     /// Where an edit without an old block goes: the start or the end of

@@ -14,6 +14,7 @@
 //! - `explain.rs`: why an edit has no place, for the model.
 //! - `sequential.rs`: edits located in the file as the earlier ones left it.
 //! - `evolve.rs`: that file, as a linked list of lines.
+//! - `indent.rs`: added lines re-indented as the file is, when a match ignored indentation.
 //! - `assemble.rs`: the new text from the placed edits.
 //! - `output.rs`: new file contents as pieces of the original and of the patch.
 //!
@@ -41,6 +42,7 @@ mod extent;
 mod find;
 #[doc(hidden)]
 pub mod fs;
+mod indent;
 #[doc(hidden)]
 pub mod journal;
 mod locate;

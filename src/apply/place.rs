@@ -27,6 +27,7 @@ impl Locating<'_, '_> {
             at,
             edit: i,
             blank_first: false,
+            indent: None,
         };
         match edit.place {
             Place::Replace => {
@@ -65,6 +66,7 @@ impl Locating<'_, '_> {
                     at,
                     edit: i,
                     blank_first: moved.is_some(),
+                    indent: None,
                 }))
             }
             Place::Before => {
