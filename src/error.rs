@@ -106,8 +106,9 @@ pub enum Code {
     NestingGuardMoved,
     /// Occurs when a file's brackets balanced before the patch and not after.
     UnbalancedBrackets,
-    /// Occurs when ap's tolerant mode forgave a slip in the patch's form: a
-    /// drifted ID, a comment, a missing header, a project prefix on a path.
+    /// Occurs when a slip in the patch's form was forgiven: in ap's tolerant
+    /// mode a drifted ID, a comment, a missing header, a project prefix on a
+    /// path; in codex a unified diff's hunk header read as a line hint.
     ToleratedFormatSlip,
     /// Occurs when an interrupted apply was found in the root and rolled back
     /// before this run.

@@ -135,6 +135,27 @@ struct Codex;
 
 type Lower<'a> = Lowering<'a, Codex>;
 
+/// The old start line of a unified diff's hunk header written where codex
+/// wants `@@ CONTEXT` (`-30,10 +30,9 @@`, the opening `@@ ` already read).
+fn udiff_range(text: &str) -> Option<usize> {
+    let rest = text.trim_end().strip_prefix('-')?;
+    let (old, rest) = rest.split_once(' ')?;
+    let new = rest.strip_prefix('+')?;
+    let (new, tail) = new.split_once(' ').unwrap_or((new, ""));
+    let tail = tail.trim_start();
+    let numbers = |r: &str| {
+        let (start, count) = r.split_once(',').unwrap_or((r, "1"));
+        let digits =
+            |d: &str| !d.is_empty() && d.len() <= 9 && d.bytes().all(|b| b.is_ascii_digit());
+        (digits(start) && digits(count))
+            .then(|| start.parse::<usize>().ok())
+            .flatten()
+    };
+    let start = numbers(old)?;
+    numbers(new)?;
+    (tail == "@@" || tail.starts_with("@@ ")).then_some(start)
+}
+
 /// The text of a prefixed line: without its one-byte prefix, its `\n`, and a `\r`.
 fn body_of(line: &str) -> &str {
     prefixed_text(line, false).0
@@ -242,6 +263,19 @@ impl<'a> Lowering<'a, Codex> {
                             Rule::context_text if !part.as_str().trim().is_empty() => {
                                 let text =
                                     part.as_str().strip_suffix('\r').unwrap_or(part.as_str());
+                                if let Some(start) = udiff_range(text) {
+                                    // A unified diff's `@@ -30,10 +30,9 @@`: a line hint.
+                                    edit.locator.hint = Some(Hint::Near(start.saturating_sub(1)));
+                                    self.diags.push(
+                                        Diagnostic::new(
+                                            Code::ToleratedFormatSlip,
+                                            "a unified diff's hunk header in a codex patch: read as a line hint",
+                                        )
+                                        .at(self.span(&part), "udiff's line numbers")
+                                        .hint(format!("codex takes `@@ CONTEXT` (a line above the change) or `@@ :{start}`")),
+                                    );
+                                    continue;
+                                }
                                 let line = Line {
                                     text: text.into(),
                                     span: self.span(&part),
@@ -292,5 +326,20 @@ impl<'a> Lowering<'a, Codex> {
             loc.at_eof = true;
         }
         Some(edit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::udiff_range;
+
+    #[test]
+    fn only_a_whole_udiff_range_is_a_line_hint() {
+        assert_eq!(udiff_range("-30,10 +30,9 @@"), Some(30));
+        assert_eq!(udiff_range("-7 +7 @@ def f():"), Some(7));
+        assert_eq!(udiff_range("-30,10 +30,9"), None);
+        assert_eq!(udiff_range("- item +1 @@"), None);
+        assert_eq!(udiff_range("def f():"), None);
+        assert_eq!(udiff_range("-1234567890 +1 @@"), None);
     }
 }
