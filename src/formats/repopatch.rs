@@ -155,13 +155,29 @@ fn keyword(rule: Rule) -> &'static str {
 
 impl<'a> Lowering<'a, Repopatch> {
     /// A `PATCH` or the patchset ends without its closing keyword.
+    /// At the end of the text, the patch may have been cut off: a
+    /// refusal, which says so and how to finish it.
     fn missing_close(&mut self, pair: &Pair<Rule>, keyword: &str, what: &str) {
-        self.error(
-            Span::line_before(self.text, self.span(pair).start),
+        let at = self.span(pair).start;
+        let mut d = Diagnostic::new(
+            Code::SyntaxError,
             format!("{what} ends without `{keyword}`"),
+        )
+        .at(
+            Span::line_before(self.text, at),
             "the block stops after this line",
-            &format!("add `{keyword}` on its own line here"),
         );
+        if self.text[at..].trim().is_empty() {
+            d = d
+                .note("the text ends here: the patch may have been cut off, so nothing was applied")
+                .hint(format!(
+                    "if the patch is complete, add `{keyword}` on its own line here{}; if it was cut off, send the whole patch again",
+                    if keyword == "ENDPATCH" { " and `ENDPATCHSET` after it" } else { "" }
+                ));
+        } else {
+            d = d.hint(format!("add `{keyword}` on its own line here"));
+        }
+        self.diags.push(d);
     }
 
     fn file(&mut self, pair: Pair<'a, Rule>) {
