@@ -108,7 +108,8 @@ pub enum Code {
     UnbalancedBrackets,
     /// Occurs when a slip in the patch's form was forgiven: in ap's tolerant
     /// mode a drifted ID, a comment, a missing header, a project prefix on a
-    /// path; in codex a unified diff's hunk header read as a line hint.
+    /// path; ap 3.2 content with its indentation dropped, indented as its
+    /// target; in codex a unified diff's hunk header read as a line hint.
     ToleratedFormatSlip,
     /// Occurs when an interrupted apply was found in the root and rolled back
     /// before this run.

@@ -93,6 +93,10 @@ pub struct Policy {
     /// ap §3.6: a range end that is the block's own end, or the new
     /// content, is corrected to the block alone, with a warning.
     pub correct_ranges: bool,
+    /// ap: content written at column 0 for an indented target, which opens
+    /// no block of its own, is indented as the target is (a dropped
+    /// indent), with a warning.
+    pub reindent_dropped: bool,
     /// One edit that cannot be placed ends its file's locating: the later
     /// edits' places depend on where it would have left the cursor (ap).
     pub stop_at_miss: bool,

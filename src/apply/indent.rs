@@ -16,7 +16,7 @@ pub struct Indent {
     file: String,
 }
 
-fn leading(s: &str) -> &str {
+pub fn leading(s: &str) -> &str {
     &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
 }
 
@@ -54,6 +54,19 @@ fn words(ws: &str) -> String {
 }
 
 impl Indent {
+    /// Lines written at column 0 that go where the file indents with `file`.
+    pub fn from_column_zero(file: &str) -> Indent {
+        Indent {
+            patch: String::new(),
+            file: file.to_string(),
+        }
+    }
+
+    /// The file's indentation, in words.
+    pub fn file_words(&self) -> String {
+        words(&self.file)
+    }
+
     /// The mapping, for a note.
     pub fn describe(&self) -> String {
         format!(

@@ -220,7 +220,10 @@ impl<'a, 'f> Locating<'a, 'f> {
         }
         let region = self.extend(edit, region)?;
         let placed = self.place(edits, i, region)?;
-        Ok(placed.map(|p| Placed { indent, ..p }))
+        Ok(placed.map(|p| Placed {
+            indent: indent.or(p.indent),
+            ..p
+        }))
     }
 
     /// Where an edit without an old block goes: the start or the end of

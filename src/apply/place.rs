@@ -6,6 +6,7 @@
 
 use super::extent::{depth, indent};
 use super::find::{self, Want};
+use super::indent::Indent;
 use super::locate::{new_lines, Locating, Miss, Part, Placed};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
@@ -15,6 +16,61 @@ impl Locating<'_, '_> {
     /// Decides where the new block goes around `region`, or that it is
     /// there already; moves the cursor.
     pub(super) fn place(
+        &mut self,
+        edits: &[Edit],
+        i: usize,
+        region: Region,
+    ) -> Result<Option<Placed>, Miss> {
+        let placed = self.placement(edits, i, region)?;
+        Ok(placed.map(|mut p| {
+            if self.policy.reindent_dropped && !p.blank_first {
+                p.indent = self.dropped_indent(&edits[i], region);
+            }
+            p
+        }))
+    }
+
+    /// ap's dropped indent: content whose first line is at column 0, none
+    /// of whose lines opens a block, for a target the file indents (the
+    /// region's first line; for an insertion after it, its last).
+    fn dropped_indent(&mut self, edit: &Edit, region: Region) -> Option<Indent> {
+        let content = new_lines(edit);
+        let first = content.iter().find(|l| !l.text.trim().is_empty())?;
+        let opens =
+            |l: &str| depth(l) > 0 || l.trim_end().ends_with(':') || l.trim_end().ends_with('{');
+        if indent(&first.text) != 0 || content.iter().any(|l| opens(&l.text)) {
+            return None;
+        }
+        let mut lines = (region.start..region.end).filter(|&l| !self.file.is_blank(l));
+        let target = if edit.place == Place::After {
+            lines.next_back()
+        } else {
+            lines.next()
+        }?;
+        let line = self.file.line(target);
+        let ws = super::indent::leading(line);
+        if ws.is_empty() || (edit.place == Place::After && opens(line)) {
+            return None;
+        }
+        let indent = Indent::from_column_zero(ws);
+        self.warnings.push(
+            Diagnostic::new(
+                Code::ToleratedFormatSlip,
+                format!(
+                    "the content starts at column 0 where `{}` indents its target with {}; it was indented the same",
+                    self.rel,
+                    indent.file_words()
+                ),
+            )
+            .at(edit.span, "content with its indentation dropped")
+            .path(self.rel.as_str())
+            .hint("write `content` with the indentation the file has at that place"),
+        );
+        Some(indent)
+    }
+
+    /// Where the new block goes, or that it is there already.
+    fn placement(
         &mut self,
         edits: &[Edit],
         i: usize,

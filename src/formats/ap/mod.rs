@@ -174,6 +174,8 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
             (false, true) => Some(NestingGuard::Move),
         },
         anchor_by_block: true,
+        // 3.2 §3.6: content that opens no block of its own is a dropped indent.
+        reindent_dropped: !v31,
         correct_ranges: true,
         stop_at_miss: true,
         finish: Finish {
