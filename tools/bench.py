@@ -10,6 +10,12 @@ applying the udiff (git apply is left out at `large`, where it takes seconds
 and is never the fastest), and with --baseline, an older grammar-patch
 binary on the same patch. Every result is checked against after/.
 
+A scale may carry gen.py overrides, for a scaling series:
+`large:lines=100000,hunks=2500` or `wide:files=500` (--series runs the
+standard one: large at 50k to 400k lines with a hunk every 40 lines, and
+wide at 250 to 2,000 files), and prints the log-log slope of our time and
+GNU patch's against the input size.
+
 Prints one table row per scale and format: our median wall time, the
 paired median ratio to each peer (per round: ours / theirs), to the
 baseline, and peak memory in MiB and divided by the input (patch bytes plus
@@ -32,17 +38,25 @@ def main():
     ap.add_argument("--formats", nargs="*", default=FORMATS)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, help="rounds per scale (default: small 21, medium 9, large 7, wide 3)")
+    ap.add_argument("--series", action="store_true", help="the scaling series instead of --scales")
     a = ap.parse_args()
+    if a.series:
+        a.scales = [f"large:lines={n},hunks={n // 40}" for n in (50000, 100000, 200000, 400000)] + [
+            f"wide:files={n}" for n in (250, 500, 1000, 2000)]
     bench_dir = os.environ.get("BENCH_DIR", BENCH)
     raw = open(os.path.join(a.work, "bench.jsonl"), "w")
     rows = []
-    for scale in a.scales:
-        work = os.path.join(a.work, scale)
+    for spec in a.scales:
+        scale, _, extra = spec.partition(":")
+        overrides = dict(kv.split("=") for kv in extra.split(",") if kv)
+        work = os.path.join(a.work, spec.replace(":", "-").replace(",", "-").replace("=", ""))
         manifest = os.path.join(work, "manifest.json")
         if not os.path.exists(manifest) or json.load(open(manifest)).get("seed") != a.seed:
-            subprocess.run([sys.executable, os.path.join(bench_dir, "gen.py"), "--scale", scale,
-                            "--seed", str(a.seed), "--out", work, "--force"], check=True,
-                           stdout=subprocess.DEVNULL)
+            gen = [sys.executable, os.path.join(bench_dir, "gen.py"), "--scale", scale,
+                   "--seed", str(a.seed), "--out", work, "--force"]
+            for k, v in overrides.items():
+                gen += [f"--{k}", v]
+            subprocess.run(gen, check=True, stdout=subprocess.DEVNULL)
         m = json.load(open(manifest))
         for fmt in a.formats:
             tools = [f"ours::{a.bin} apply --root {{T}} {{W}}/{fmt}.patch",
@@ -65,7 +79,7 @@ def main():
             inp = m["patch_bytes"][f"{fmt}.patch"] + m["bytes_before"]
             ratio = lambda peer: (round(1 / res[peer]["ratio_vs_ours"], 2) if peer in res else None)
             ok = all(r["ok"] for r in res.values())
-            rows.append((scale, fmt, ours["wall_median_s"], ratio("patch"), ratio("git"),
+            rows.append((spec, fmt, ours["wall_median_s"], ratio("patch"), ratio("git"),
                          ratio("before"), ours["peak_median_mib"],
                          round(ours["peak_median_mib"] * 2**20 / inp, 2), ok,
                          res["patch"]["wall_median_s"], res.get("git", {}).get("wall_median_s")))
@@ -77,6 +91,30 @@ def main():
     print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join("–" if v is None else str(v) for v in r) + " |")
+    if a.series:
+        slopes(rows, a)
+
+
+def slopes(rows, a):
+    """The log-log slope of wall time against input bytes, per series and tool."""
+    import math
+    print()
+    for series in ("large", "wide"):
+        for fmt in a.formats:
+            pts = []
+            for r in rows:
+                if r[0].startswith(series + ":") and r[1] == fmt:
+                    work = os.path.join(a.work, r[0].replace(":", "-").replace(",", "-").replace("=", ""))
+                    m = json.load(open(os.path.join(work, "manifest.json")))
+                    size = m["bytes_before"] + m["patch_bytes"][f"{fmt}.patch"]
+                    pts.append((math.log(size), math.log(r[2]), math.log(r[9])))
+            if len(pts) < 2:
+                continue
+            def slope(k):
+                xs = [p[0] for p in pts]; ys = [p[k] for p in pts]
+                mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+                return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+            print(f"{series} series, {fmt}: log-log slope ours {slope(1):.2f}, GNU patch {slope(2):.2f}")
 
 
 if __name__ == "__main__":
