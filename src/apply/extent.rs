@@ -80,7 +80,7 @@ impl Locating<'_, '_> {
         ) {
             Ok((r, level)) => {
                 if level.is_slip() {
-                    self.slip(edit, Part::RangeEnd, r, level);
+                    self.slip(edit, Part::RangeEnd, r, level, None);
                 }
                 Ok(r.end)
             }

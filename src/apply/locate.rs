@@ -211,12 +211,11 @@ impl<'a, 'f> Locating<'a, 'f> {
             }
             found => found?,
         };
-        if level.is_slip() {
-            self.slip(edit, Part::Block, region, level);
-        }
+        // Re-indentation happens only at a level that is a slip, so the
+        // slip's warning names the mapping.
         let indent = indent::relaxed(self.file, level, region, &edit.old);
-        if let (Some(indent), Some(d)) = (&indent, self.warnings.last_mut()) {
-            d.notes.push(indent.describe());
+        if level.is_slip() {
+            self.slip(edit, Part::Block, region, level, indent.as_ref());
         }
         let region = self.extend(edit, region)?;
         let placed = self.place(edits, i, region)?;
@@ -350,7 +349,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             other => other?,
         };
         if level.is_slip() {
-            self.slip(edit, Part::Anchor, hit, level);
+            self.slip(edit, Part::Anchor, hit, level, None);
         }
         Ok(self.after_anchor(edit, anchor, hit, level))
     }
@@ -418,7 +417,14 @@ impl<'a, 'f> Locating<'a, 'f> {
     }
 
     /// A block matched at a relaxed level: a warning that names it.
-    pub(super) fn slip(&mut self, edit: &Edit, part: Part, r: Region, level: Level) {
+    pub(super) fn slip(
+        &mut self,
+        edit: &Edit,
+        part: Part,
+        r: Region,
+        level: Level,
+        indent: Option<&Indent>,
+    ) {
         let d = if level == Level::SoftStart {
             let lines = part.lines(edit);
             Diagnostic::new(
@@ -432,6 +438,10 @@ impl<'a, 'f> Locating<'a, 'f> {
         } else {
             let at = format!("line {}", r.start + 1);
             super::explain::fuzz_warning(self.rel, edit, part.noun(self.policy), &at, level)
+        };
+        let d = match indent {
+            Some(indent) => d.note(indent.describe()),
+            None => d,
         };
         self.warnings.push(d);
     }

@@ -167,7 +167,7 @@ impl<'p> Output<'p> {
     }
 
     /// The content, in order, as text slices.
-    pub fn texts(&self) -> Vec<&str> {
+    fn texts(&self) -> Vec<&str> {
         self.pieces.iter().map(|p| self.text(p)).collect()
     }
 

@@ -170,23 +170,20 @@ impl Locating<'_, '_> {
             self.done_already(edit, self.cursor, "the snippet is not in the file");
             return Ok(None);
         }
-        // A replacement whose content lines all occur in its snippet (it
-        // deletes some of them, or reorders them) reads the same before
-        // and after: its content's presence proves nothing, and the
-        // snippet alone decides (a stale patch is refused, never "done").
-        let proves = !Want::new(&content, Level::BlankLinesIgnored)
-            .keys()
-            .iter()
-            .all(|k| {
-                Want::new(&edit.old, Level::BlankLinesIgnored)
-                    .keys()
-                    .contains(k)
-            });
-        if edit.place == Place::Replace && !content.is_empty() && proves {
+        if edit.place == Place::Replace && !content.is_empty() {
             let want = Want::new(&content, Level::BlankLinesIgnored);
-            if let Some(r) = find::find(self.file, &want, from, self.file.len(), 1).first() {
-                self.done_already(edit, r.end, "the snippet is gone and the content is there");
-                return Ok(None);
+            // A replacement whose content lines all occur in its snippet
+            // (it deletes some of them, or reorders them) reads the same
+            // before and after: its content's presence proves nothing, and
+            // the snippet alone decides (a stale patch is refused, never
+            // "done").
+            let snippet = Want::new(&edit.old, Level::BlankLinesIgnored);
+            let proves = !want.keys().iter().all(|k| snippet.keys().contains(k));
+            if proves {
+                if let Some(r) = find::find(self.file, &want, from, self.file.len(), 1).first() {
+                    self.done_already(edit, r.end, "the snippet is gone and the content is there");
+                    return Ok(None);
+                }
             }
         }
         Err(Miss::NotFound {

@@ -273,15 +273,15 @@ impl OpCx<'_> {
             match self.entry(path, &dir)? {
                 Entry::Dir | Entry::Missing => {}
                 _ => {
-                    return self.fail(
-                        Diagnostic::new(
-                            Code::FileExists,
-                            format!("cannot create `{rel}`: `{dir}` is not a directory"),
-                        )
-                        .at(path.span, "a parent of this path is a file")
-                        .path(rel.as_str())
-                        .hint("choose a path whose parent directories are directories"),
-                    )
+                    let message = format!("cannot create `{rel}`: `{dir}` is not a directory");
+                    let hint = "choose a path whose parent directories are directories";
+                    return self.exists(
+                        path,
+                        rel,
+                        message,
+                        "a parent of this path is a file",
+                        Some(hint),
+                    );
                 }
             }
         }
