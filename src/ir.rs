@@ -449,6 +449,16 @@ pub enum Level {
 }
 
 impl Level {
+    /// The ladder every line-based format climbs (issue 14): exact, then
+    /// trailing whitespace, then indentation, then typographic punctuation.
+    /// A level is tried only when every stricter one found nothing.
+    pub const LADDER: &'static [Level] = &[
+        Level::Exact,
+        Level::TrailingWhitespace,
+        Level::Trimmed,
+        Level::Normalized,
+    ];
+
     pub fn describe(self) -> &'static str {
         match self {
             Level::Exact => "exactly",

@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use super::indent::Indent;
 use super::output::{Builder, Pieces};
 use super::text::{hash_key, FileText, Key};
 use crate::ir::{Edit, Level, Line, NewLine};
@@ -41,6 +42,13 @@ const DEAD: u32 = u32::MAX - 1;
 /// The most lines a file may have here (the planner refuses more).
 pub const MAX_LINES: usize = TEXT as usize;
 
+/// A line the patch added: its text, and when it was re-indented as the
+/// file is (the match ignored indentation), the mapping and the result.
+struct Added<'p> {
+    line: &'p str,
+    indented: Option<(usize, String)>,
+}
+
 /// Node ids by the hash of their line's key.
 type AddedIndex = HashMap<u64, Vec<u32>>;
 
@@ -50,7 +58,9 @@ pub struct Evolving<'f, 'p> {
     /// The sources of the nodes after the original lines (see [`TEXT`]).
     srcs: Vec<u32>,
     /// The patch lines nodes refer to.
-    texts: Vec<&'p str>,
+    texts: Vec<Added<'p>>,
+    /// The indentation mappings added lines were written with.
+    indents: Vec<Indent>,
     /// The edit that unlinked each original line, for "an earlier edit
     /// removed it".
     removed: HashMap<u32, u32>,
@@ -79,6 +89,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
             nodes,
             srcs: vec![],
             texts: vec![],
+            indents: vec![],
             removed: HashMap::new(),
             head: if n == 0 { NIL } else { 0 },
             tail: if n == 0 { NIL } else { n - 1 },
@@ -91,7 +102,8 @@ impl<'f, 'p> Evolving<'f, 'p> {
         if src & TEXT == 0 {
             self.file.line(src as usize)
         } else {
-            self.texts[(src - TEXT) as usize]
+            let added = &self.texts[(src - TEXT) as usize];
+            added.indented.as_ref().map_or(added.line, |(_, s)| s)
         }
     }
 
@@ -104,7 +116,8 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
     }
 
-    fn text(&self, id: u32) -> &str {
+    /// The text of node `id`'s line.
+    pub fn line(&self, id: u32) -> &str {
         self.src_text(self.src(id))
     }
 
@@ -177,7 +190,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
                 }
                 let mut at = start;
                 for k in &keys {
-                    if at == NIL || kind.of(self.text(at)) != *k {
+                    if at == NIL || kind.of(self.line(at)) != *k {
                         return None;
                     }
                     at = self.nodes[at as usize].next;
@@ -213,9 +226,12 @@ impl<'f, 'p> Evolving<'f, 'p> {
         id
     }
 
-    fn push_text(&mut self, text: &'p str) -> u32 {
+    /// A node for a patch line, re-indented by mapping `indent` (an index
+    /// into `indents`) when it applies.
+    fn push_text(&mut self, line: &'p str, indent: Option<usize>) -> u32 {
         let src = TEXT | self.texts.len() as u32;
-        self.texts.push(text);
+        let indented = indent.and_then(|k| Some((k, self.indents[k].mapped(line)?)));
+        self.texts.push(Added { line, indented });
         self.push_node(src)
     }
 
@@ -234,9 +250,21 @@ impl<'f, 'p> Evolving<'f, 'p> {
 
     /// Replaces the nodes `matched` (consecutive and live; empty for a pure
     /// insertion after `after`, `NIL` for the start) with `edit`'s new
-    /// block. Returns the last node of the new block, or the node before it
-    /// when the block is empty.
-    pub fn splice(&mut self, after: u32, matched: &[u32], edit: &'p Edit<'_>, index: usize) -> u32 {
+    /// block, its added lines re-indented by `indent` when given. Returns
+    /// the last node of the new block, or the node before it when the block
+    /// is empty.
+    pub fn splice(
+        &mut self,
+        after: u32,
+        matched: &[u32],
+        edit: &'p Edit<'_>,
+        index: usize,
+        indent: Option<Indent>,
+    ) -> u32 {
+        let indent = indent.map(|i| {
+            self.indents.push(i);
+            self.indents.len() - 1
+        });
         let before = matched
             .first()
             .map_or(after, |&m| self.nodes[m as usize].prev);
@@ -256,9 +284,9 @@ impl<'f, 'p> Evolving<'f, 'p> {
                 }
                 NewLine::Keep(j) => match matched.get(j) {
                     Some(&m) => self.push_node(self.src(m)),
-                    None => self.push_text(""),
+                    None => self.push_text("", None),
                 },
-                NewLine::Add(ref line) => self.push_text(line.text.as_ref()),
+                NewLine::Add(ref line) => self.push_text(line.text.as_ref(), indent),
             };
             seq.push(id);
         }
@@ -274,7 +302,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
         self.link(prev, following);
         let tail = self.tail;
-        if !self.final_newline && tail != NIL && self.text(tail).is_empty() {
+        if !self.final_newline && tail != NIL && self.line(tail).is_empty() {
             // An empty last line without a line end is no line: its
             // predecessor's line end now ends the text.
             let before_tail = self.nodes[tail as usize].prev;
@@ -326,7 +354,11 @@ impl<'f, 'p> Evolving<'f, 'p> {
                     out.push_text(dominant);
                 }
             } else {
-                out.push_text(self.texts[(src - TEXT) as usize]);
+                let added = &self.texts[(src - TEXT) as usize];
+                match added.indented {
+                    Some((k, _)) => self.indents[k].push(out, added.line),
+                    None => out.push_text(added.line),
+                }
                 out.push_text(dominant);
             }
             at = node.next;
@@ -405,7 +437,7 @@ mod tests {
             let found = ev.find_all(&e.old, Level::Exact);
             assert_eq!(found.len(), 1, "edit {i}");
             let run = ev.run(found[0], e.old.len());
-            ev.splice(NIL, &run, e, i);
+            ev.splice(NIL, &run, e, i, None);
         }
         assert_eq!(ev.current().0, "a\ny\nb\nc\n");
         // `x` was added by edit 0 and removed by edit 1.
@@ -420,11 +452,11 @@ mod tests {
         let mut ev = Evolving::new(&file, &[Level::Exact]);
         let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
         let run = ev.run(ev.find_all(&e.old, Level::Exact)[0], 1);
-        ev.splice(NIL, &run, &e, 0);
+        ev.splice(NIL, &run, &e, 0, None);
         assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc");
         let e2 = edit(&[], vec![add("z")]);
         let tail = ev.tail();
-        ev.splice(tail, &[], &e2, 1);
+        ev.splice(tail, &[], &e2, 1, None);
         assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc\r\nz");
     }
 
@@ -464,7 +496,7 @@ mod tests {
                 prop_assert_eq!(&found, &expected);
                 if let Some(&at) = expected.get(pick % expected.len().max(1)) {
                     let run = ev.run(order[at], old.len());
-                    ev.splice(NIL, &run, e, i);
+                    ev.splice(NIL, &run, e, i, None);
                     let mut lines: Vec<&str> = now.lines().collect();
                     let new: Vec<&str> = e.new.iter().map(|n| match n {
                         NewLine::Add(l) => l.text.as_ref(),

@@ -21,7 +21,14 @@ pub fn fuzz_warning(
         Code::WhitespaceFuzz,
         format!("{noun} matched {at} of `{rel}` only {}", level.describe()),
     )
-    .at(edit.span, "whitespace differs from the file")
+    .at(
+        edit.span,
+        if level == Level::Normalized {
+            "whitespace or punctuation differs from the file"
+        } else {
+            "whitespace differs from the file"
+        },
+    )
     .path(rel.as_str())
     .note("lines kept from the file keep the file's own text")
 }

@@ -7,7 +7,7 @@
 
 use super::output::Builder;
 use super::text::{FileText, Region};
-use crate::ir::{Level, Line};
+use crate::ir::{Edit, Level, NewLine};
 
 /// The patch's indentation and the file's, for one placed edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,16 +23,32 @@ pub fn leading(s: &str) -> &str {
 /// The mapping a match at `level` implies: from the first non-blank old
 /// line that the file indents otherwise. `None` when the level compared
 /// indentation, or nothing differs.
-pub fn relaxed(file: &FileText, level: Level, region: Region, old: &[Line]) -> Option<Indent> {
-    if !matches!(level, Level::Trimmed | Level::Normalized) {
+pub fn relaxed(file: &FileText, level: Level, region: Region, edit: &Edit) -> Option<Indent> {
+    relaxed_by(level, edit, |j| {
+        let at = region.start + j;
+        (at < region.end).then(|| file.line(at))
+    })
+}
+
+/// As [`relaxed`], with the file's line for old line `j` given by `line`.
+pub fn relaxed_by<'f>(
+    level: Level,
+    edit: &Edit,
+    line: impl Fn(usize) -> Option<&'f str>,
+) -> Option<Indent> {
+    let adds = edit
+        .new
+        .iter()
+        .any(|n| matches!(n, NewLine::Add(l) if !l.text.trim().is_empty()));
+    if !adds || !matches!(level, Level::Trimmed | Level::Normalized) {
         return None;
     }
-    old.iter().enumerate().find_map(|(j, l)| {
-        let at = region.start + j;
-        if at >= region.end || l.text.trim().is_empty() {
+    edit.old.iter().enumerate().find_map(|(j, l)| {
+        let have = line(j)?;
+        if l.text.trim().is_empty() {
             return None;
         }
-        let (patch, have) = (leading(&l.text), leading(file.line(at)));
+        let (patch, have) = (leading(&l.text), leading(have));
         (patch != have).then(|| Indent {
             patch: patch.to_string(),
             file: have.to_string(),
@@ -106,6 +122,15 @@ impl Indent {
             rest.to_string()
         };
         Some(format!("{f}{rest}"))
+    }
+
+    /// `line` with its indentation mapped, when the mapping applies.
+    pub fn mapped(&self, line: &str) -> Option<String> {
+        if line.trim().is_empty() {
+            return None;
+        }
+        let ws = self.map(line)?;
+        Some(format!("{ws}{}", &line[leading(line).len()..]))
     }
 
     /// Writes `line` with its indentation mapped (unchanged when the

@@ -213,7 +213,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         };
         // Re-indentation happens only at a level that is a slip, so the
         // slip's warning names the mapping.
-        let indent = indent::relaxed(self.file, level, region, &edit.old);
+        let indent = indent::relaxed(self.file, level, region, edit);
         if level.is_slip() {
             self.slip(edit, Part::Block, region, level, indent.as_ref());
         }

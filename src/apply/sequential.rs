@@ -7,6 +7,7 @@ use std::cell::OnceCell;
 use super::evolve::{self, Evolving, NIL};
 use super::explain::fuzz_warning;
 use super::find::{self, Want};
+use super::indent::{self, Indent};
 use super::locate::{Locating, Miss, Part};
 use super::output::Pieces;
 use super::plan::{OpCx, Step};
@@ -25,6 +26,8 @@ struct Spot {
     after: u32,
     run: Vec<u32>,
     level: Level,
+    /// Added lines follow the file's indentation (the match ignored it).
+    indent: Option<Indent>,
 }
 
 impl OpCx<'_> {
@@ -56,7 +59,12 @@ impl OpCx<'_> {
         let mut failed = 0;
         for (i, edit) in edits.iter().enumerate() {
             match self.spot(&ev, rel, edits, i, cursor) {
-                Ok(Spot { after, run, level }) => {
+                Ok(Spot {
+                    after,
+                    run,
+                    level,
+                    indent,
+                }) => {
                     if level.is_slip() {
                         let at = match run.first().and_then(|&id| ev.original_line(id)) {
                             Some(line) => {
@@ -65,9 +73,13 @@ impl OpCx<'_> {
                             None => "lines an earlier operation wrote".to_string(),
                         };
                         let d = fuzz_warning(rel, edit, self.policy.advice.block, &at, level);
+                        let d = match &indent {
+                            Some(indent) => d.note(indent.describe()),
+                            None => d,
+                        };
                         self.warnings.push(d);
                     }
-                    cursor = ev.splice(after, &run, edit, i);
+                    cursor = ev.splice(after, &run, edit, i, indent);
                 }
                 Err(matches) => {
                     failed += 1;
@@ -115,10 +127,14 @@ impl OpCx<'_> {
                 match ev.find_all(&edit.old, level).as_slice() {
                     [] => continue,
                     [start] => {
+                        let run = ev.run(*start, edit.old.len());
+                        let indent =
+                            indent::relaxed_by(level, edit, |j| run.get(j).map(|&id| ev.line(id)));
                         return Ok(Spot {
                             after: NIL,
-                            run: ev.run(*start, edit.old.len()),
+                            run,
                             level,
+                            indent,
                         });
                     }
                     found => return Err(found.len()),
@@ -141,6 +157,7 @@ impl OpCx<'_> {
             after,
             run: order[start..end].to_vec(),
             level: Level::Exact,
+            indent: placed.indent,
         })
     }
 

@@ -238,15 +238,7 @@ impl<'a> Lowering<'a, Codex> {
         let mut edit = Edit::replace(
             vec![],
             vec![],
-            Locator::plain(
-                Uniqueness::UniqueAfterCursor,
-                &[
-                    Level::Exact,
-                    Level::TrailingWhitespace,
-                    Level::Trimmed,
-                    Level::Normalized,
-                ],
-            ),
+            Locator::plain(Uniqueness::UniqueAfterCursor, Level::LADDER),
             span,
         );
         for p in pair.into_inner() {

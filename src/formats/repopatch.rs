@@ -374,10 +374,7 @@ impl<'a> Lowering<'a, Repopatch> {
         Ok(Edit::replace(
             old,
             new,
-            Locator::plain(
-                Uniqueness::UniqueInFile,
-                &[Level::Exact, Level::TrailingWhitespace],
-            ),
+            Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
             old_span.map_or(kw, |s| kw.to(s)),
         ))
     }

@@ -39,10 +39,7 @@ impl<'a> Lowering<'a, Udiff> {
         let mut edit = Edit::replace(
             vec![],
             vec![],
-            Locator::plain(
-                Uniqueness::UniqueInFile,
-                &[Level::Exact, Level::TrailingWhitespace],
-            ),
+            Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
             span,
         );
         let trailing_empty = self.hunk_body(&mut edit, inner);
