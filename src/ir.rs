@@ -100,6 +100,10 @@ pub struct Policy {
     /// One edit that cannot be placed ends its file's locating: the later
     /// edits' places depend on where it would have left the cursor (ap).
     pub stop_at_miss: bool,
+    /// A path named by several blocks: each applies to what the blocks
+    /// before it left (codex, ap, RepoPatch, as Codex does). udiff refuses
+    /// it (`duplicate_file_patch`), as its RFC says.
+    pub repeated_paths: bool,
     /// What happens to every line of a file an edit changed.
     pub finish: Finish,
 }

@@ -1,5 +1,7 @@
 //! Semantic checks over the shared model that need no file tree: every
-//! path resolves inside the root (lexically), and no path is patched twice.
+//! path resolves inside the root (lexically), and no path is patched twice
+//! where the format says so (udiff; the others apply repeated blocks in
+//! turn, which the planner checks).
 //! All problems are collected, not just the first. Checks against the tree
 //! (missing files, context) happen while the applier plans.
 
@@ -19,6 +21,7 @@ pub fn validate(patch: &Patch, root: Option<&Path>) -> Vec<Diagnostic> {
         for path in op.paths() {
             match check_path(path, root) {
                 Err(d) => diags.push(*d),
+                Ok(_) if patch.policy.repeated_paths => {}
                 Ok(rel) => {
                     if let Some(&first) = seen.get(&rel) {
                         diags.push(

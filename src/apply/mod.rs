@@ -13,6 +13,7 @@
 //! - `place.rs`: where the new block goes around it, and whether it is there already.
 //! - `explain.rs`: why an edit has no place, for the model.
 //! - `sequential.rs`: edits located in the file as the earlier ones left it.
+//! - `repeated.rs`: a path several blocks name, each applying to what the ones before it left.
 //! - `evolve.rs`: that file, as a linked list of lines.
 //! - `indent.rs`: added lines re-indented as the file is, when a match ignored indentation.
 //! - `assemble.rs`: the new text from the placed edits.
@@ -52,6 +53,7 @@ pub mod output;
 mod place;
 #[doc(hidden)]
 pub mod plan;
+mod repeated;
 mod root;
 mod sequential;
 mod text;

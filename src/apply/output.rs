@@ -131,6 +131,16 @@ impl<'p> Output<'p> {
         }
     }
 
+    /// This output, written over the text `earlier` leaves, as one output
+    /// over `earlier`'s original (a path that two blocks changed in turn).
+    pub fn after(self, earlier: Output<'p>) -> Self {
+        Output {
+            original: earlier.original,
+            pieces: self.pieces,
+            base: Some(self.base.unwrap_or(self.original)),
+        }
+    }
+
     fn text(&self, piece: &Piece<'p>) -> &str {
         match *piece {
             Piece::Original(s, e) => &self.base.as_deref().unwrap_or(&self.original)[s..e],

@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use super::output::Output;
+use super::repeated::Touched;
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{FileOp, Patch, PathRef, Policy};
@@ -135,6 +136,7 @@ pub fn plan<'p>(
 ) -> Result<Plan<'p>, Vec<Diagnostic>> {
     let mut plan = Plan::default();
     let mut errors = vec![];
+    let mut touched = Touched::default();
     for op in &patch.files {
         let mut cx = OpCx {
             tree,
@@ -142,14 +144,24 @@ pub fn plan<'p>(
             policy: &patch.policy,
             warnings: &mut plan.warnings,
             errors: &mut errors,
+            touched: patch.policy.repeated_paths.then_some(&touched),
+            changes: &plan.changes,
         };
-        if let Ok(change) = cx.op(op) {
-            match cx.chmod(op, &change) {
-                // A mode-only change.
-                Some(chmod) if matches!(change, Change::Unchanged { .. }) => {
-                    plan.changes.push(chmod)
-                }
-                chmod => plan.changes.extend(std::iter::once(change).chain(chmod)),
+        let before = cx.errors.len();
+        let Ok(change) = cx.op(op) else {
+            cx.after_earlier_blocks(op, before);
+            continue;
+        };
+        let changes = match cx.chmod(op, &change) {
+            // A mode-only change.
+            Some(chmod) if matches!(change, Change::Unchanged { .. }) => vec![chmod],
+            chmod => std::iter::once(change).chain(chmod).collect(),
+        };
+        for change in changes {
+            if !patch.policy.repeated_paths {
+                plan.changes.push(change);
+            } else if let Err(d) = plan.add(change, &mut touched, op.span) {
+                errors.push(*d);
             }
         }
     }
@@ -171,6 +183,11 @@ pub struct OpCx<'a> {
     pub root: Option<&'a Path>,
     pub warnings: &'a mut Vec<Diagnostic>,
     pub errors: &'a mut Vec<Diagnostic>,
+    /// What earlier blocks left at the paths they touched, where the
+    /// format lets a path be named again.
+    pub touched: Option<&'a Touched>,
+    /// The changes planned so far.
+    pub changes: &'a [Change<'a>],
 }
 
 impl OpCx<'_> {
@@ -215,6 +232,9 @@ impl OpCx<'_> {
     }
 
     pub fn entry(&mut self, path: &PathRef, rel: &RelPath) -> Step<Entry> {
+        if let Some(entry) = self.touched(path, rel)? {
+            return Ok(entry);
+        }
         match self.tree.entry(rel) {
             Ok(e) => Ok(e),
             Err(e) => self.io_error(path, e),
@@ -249,6 +269,9 @@ impl OpCx<'_> {
                         .hint("patch the regular file itself"),
                 );
             }
+        }
+        if let Some(text) = self.touched_text(rel) {
+            return Ok(text);
         }
         let bytes = match self.tree.read(rel) {
             Ok(b) => b,

@@ -87,6 +87,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
     let mut lower = Lower::new(text, body.start, Codex);
     lower.patch.policy.lone_cr_breaks = true;
+    lower.patch.policy.repeated_paths = true;
     lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate:

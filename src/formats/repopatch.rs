@@ -96,6 +96,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     let mut lower = Lower::new(text, body.start, Repopatch);
     lower.patch.policy = Policy {
         sequential: true,
+        repeated_paths: true,
         advice: Advice {
             block: "old/anchor block",
             disambiguate: "add `- ` lines copied from the file above or below the block \

@@ -166,6 +166,7 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
         lone_cr_breaks: true,
         // Modifications are found in the original from a cursor (§3.3).
         sequential: false,
+        repeated_paths: true,
         strip_project_prefix: tolerant,
         skip_applied: true,
         nesting_guard: match (v31, tolerant) {

@@ -1,0 +1,352 @@
+//! A path that several blocks of one patch name (codex, ap, RepoPatch, as
+//! Codex does): each block applies to what the blocks before it left, and
+//! the commit gets one change per path, from the original to the end.
+//!
+//! [`Touched`] answers, while a later block plans, what earlier blocks left
+//! at a path: a file (the text of the change planned for it), or nothing
+//! because a block deleted it or moved it away, which a later block may not
+//! name again (`duplicate_file_patch`). [`join`] turns two changes of one
+//! path into one.
+
+use std::collections::HashMap;
+
+use super::plan::{Change, OpCx, Plan, Step};
+use super::tree::Entry;
+use crate::error::{Code, Diagnostic};
+use crate::ir::{FileOp, PathRef, Span};
+use crate::paths::RelPath;
+
+/// What the blocks planned so far left at the paths they touched.
+#[derive(Debug, Default)]
+pub struct Touched(HashMap<RelPath, Left>);
+
+#[derive(Debug, Clone, Copy)]
+enum Left {
+    /// The file that `changes[k]` leaves there, from the block at `span`
+    /// (the last to change it).
+    File(usize, Span),
+    /// Nothing: the block at `span` deleted it, or moved it away.
+    Gone { span: Span, moved: bool },
+    /// A directory the block at `span` removed or moved, with all beneath it.
+    Tree { span: Span },
+}
+
+impl OpCx<'_> {
+    /// What earlier blocks left at `rel`: `None` when no block touched it
+    /// (the tree answers).
+    pub fn touched(&mut self, path: &PathRef, rel: &RelPath) -> Step<Option<Entry>> {
+        let Some(touched) = self.touched else {
+            return Ok(None);
+        };
+        let own = touched.0.get(rel).map(|&l| (rel.clone(), l));
+        let above = || {
+            rel.ancestors()
+                .into_iter()
+                .find_map(|a| match touched.0.get(&a) {
+                    Some(&l @ Left::Tree { .. }) => Some((a, l)),
+                    _ => None,
+                })
+        };
+        let Some((at, left)) = own.or_else(above) else {
+            return Ok(None);
+        };
+        let (span, what) = match left {
+            Left::File(k, _) => {
+                return Ok(Some(Entry::File {
+                    mode: mode(&self.changes[k]),
+                }))
+            }
+            Left::Gone { span, moved: false } => (span, "deleted"),
+            Left::Gone { span, moved: true } => (span, "moved away"),
+            Left::Tree { span } => (span, "removed or moved"),
+        };
+        let message = if at == *rel {
+            format!("`{rel}` was {what} by an earlier block of this patch")
+        } else {
+            format!("`{rel}` is in `{at}`, which an earlier block of this patch {what}")
+        };
+        self.fail(
+            Diagnostic::new(Code::DuplicateFilePatch, message)
+            .at(path.span, "named again here")
+            .secondary(span, format!("`{at}` {what} here"))
+            .path(rel.as_str())
+            .note("blocks for one path apply in turn, each to what the ones before it left")
+            .hint("edit the file before the block that deletes or moves it, or edit it at its new path"),
+        )
+    }
+
+    /// The text an earlier block left at `rel`, if one touched it.
+    pub fn touched_text(&self, rel: &RelPath) -> Option<String> {
+        match self.touched?.0.get(rel)? {
+            Left::File(k, _) => output(&self.changes[*k]).map(|o| o.to_text()),
+            _ => None,
+        }
+    }
+
+    /// Block `op` failed with the errors from `from` on: a miss in a file
+    /// that an earlier block changed says so, since this block applies to
+    /// what that one left.
+    pub fn after_earlier_blocks(&mut self, op: &FileOp, from: usize) {
+        let Some(rel) = RelPath::new(&op.path.text) else {
+            return;
+        };
+        let Some(span) = self.changed_by(&rel) else {
+            return;
+        };
+        for d in &mut self.errors[from..] {
+            if matches!(d.code, Code::ContextNotFound | Code::AmbiguousContext) {
+                let taken = std::mem::replace(d, Diagnostic::new(d.code, String::new()));
+                *d = taken
+                    .secondary(span, "an earlier block for this file")
+                    .note(format!(
+                        "blocks for one path apply in turn: this one applies to `{rel}` as the earlier block left it"
+                    ));
+            }
+        }
+    }
+
+    /// The block that last changed `rel`, if an earlier block did.
+    pub fn changed_by(&self, rel: &RelPath) -> Option<Span> {
+        match self.touched?.0.get(rel)? {
+            Left::File(_, span) => Some(*span),
+            _ => None,
+        }
+    }
+}
+
+fn mode(change: &Change) -> u32 {
+    match change {
+        Change::Write { mode, .. } | Change::Move { mode, .. } => *mode,
+        Change::Create { mode, .. } => mode.unwrap_or(0o644),
+        _ => 0o644,
+    }
+}
+
+fn output<'c, 'p>(change: &'c Change<'p>) -> Option<&'c super::output::Output<'p>> {
+    match change {
+        Change::Write { output, .. }
+        | Change::Create { output, .. }
+        | Change::Move { output, .. } => Some(output),
+        _ => None,
+    }
+}
+
+impl<'p> Plan<'p> {
+    /// Adds the change block `span` makes, joined to the change an earlier
+    /// block made to the same path; `touched` learns what it leaves.
+    pub fn add(
+        &mut self,
+        change: Change<'p>,
+        touched: &mut Touched,
+        span: Span,
+    ) -> Result<(), Box<Diagnostic>> {
+        let source = change.from().unwrap_or(change.path()).clone();
+        if let Change::RemoveTree { path: dir, .. } | Change::MoveTree { from: dir, .. } = &change {
+            let prefix = format!("{dir}/");
+            if let Some(inner) = touched.0.keys().find(|p| p.as_str().starts_with(&prefix)) {
+                return Err(Box::new(Diagnostic::new(
+                    Code::DuplicateFilePatch,
+                    format!("`{dir}` holds `{inner}`, which an earlier block of this patch changed"),
+                )
+                .at(span, "the whole directory, after one of its files")
+                .path(dir.as_str())
+                .hint("remove or move the directory in its own patch, or leave out the edit of the file inside it")));
+            }
+        }
+        let change = match touched.0.get(&source) {
+            Some(&Left::File(k, _)) => {
+                let first = std::mem::replace(
+                    &mut self.changes[k],
+                    Change::Unchanged {
+                        path: source.clone(),
+                    },
+                );
+                touched.0.remove(&source);
+                match join(first, change) {
+                    Ok(joined) => {
+                        self.changes.remove(k);
+                        for left in touched.0.values_mut() {
+                            if let Left::File(j, _) = left {
+                                if *j > k {
+                                    *j -= 1;
+                                }
+                            }
+                        }
+                        match joined {
+                            Some(c) => c,
+                            None => return Ok(()),
+                        }
+                    }
+                    Err(pair) => {
+                        let (first, _) = *pair;
+                        self.changes[k] = first;
+                        touched.0.insert(source.clone(), Left::File(k, span));
+                        return Err(Box::new(
+                            Diagnostic::new(
+                                Code::DuplicateFilePatch,
+                                format!(
+                                    "`{source}` is changed twice in ways that cannot be combined"
+                                ),
+                            )
+                            .at(span, "changed again here")
+                            .path(source.as_str())
+                            .hint("make all changes to this path in one block"),
+                        ));
+                    }
+                }
+            }
+            _ => change,
+        };
+        let k = self.changes.len();
+        match &change {
+            Change::Write { path, .. } | Change::Create { path, .. } => {
+                touched.0.insert(path.clone(), Left::File(k, span));
+            }
+            Change::Move { from, to, .. } => {
+                touched
+                    .0
+                    .insert(from.clone(), Left::Gone { span, moved: true });
+                touched.0.insert(to.clone(), Left::File(k, span));
+            }
+            Change::Delete { path, .. } => {
+                touched
+                    .0
+                    .insert(path.clone(), Left::Gone { span, moved: false });
+            }
+            Change::RemoveTree { path, .. } => {
+                touched.0.insert(path.clone(), Left::Tree { span });
+            }
+            Change::MoveTree { from, to, .. } => {
+                touched.0.insert(from.clone(), Left::Tree { span });
+                touched.0.insert(to.clone(), Left::Tree { span });
+            }
+            Change::Symlink { path, .. } | Change::Chmod { path, .. } => {
+                touched
+                    .0
+                    .insert(path.clone(), Left::Gone { span, moved: false });
+            }
+            Change::Unchanged { .. } | Change::CreateDir { .. } => {}
+        }
+        self.changes.push(change);
+        Ok(())
+    }
+}
+
+/// One change for a path from `first` and the change `then` made to what
+/// `first` left; `None` when nothing is left to do (created, then deleted).
+/// Err: the two, when they cannot be one.
+pub fn join<'p>(
+    first: Change<'p>,
+    then: Change<'p>,
+) -> Result<Option<Change<'p>>, Box<(Change<'p>, Change<'p>)>> {
+    use Change::*;
+    Ok(Some(match (first, then) {
+        (first, Unchanged { .. }) => first,
+        (Unchanged { .. }, then) => then,
+        (
+            Write {
+                path,
+                output: o1,
+                mode,
+            },
+            Write { output, .. },
+        ) => Write {
+            path,
+            output: output.after(o1),
+            mode,
+        },
+        (
+            Write {
+                output: o1, mode, ..
+            },
+            Move {
+                from, to, output, ..
+            },
+        ) => Move {
+            from,
+            to,
+            output: output.after(o1),
+            mode,
+        },
+        (Write { path, output, mode }, Delete { .. }) => Delete {
+            path,
+            original: output.original,
+            mode,
+        },
+        (
+            Create {
+                path,
+                output: o1,
+                mode,
+            },
+            Write { output, .. },
+        ) => Create {
+            path,
+            output: output.after(o1),
+            mode,
+        },
+        (
+            Create {
+                output: o1, mode, ..
+            },
+            Move { to, output, .. },
+        ) => Create {
+            path: to,
+            output: output.after(o1),
+            mode,
+        },
+        (Create { .. }, Delete { .. }) => return Ok(None),
+        (
+            Move {
+                from,
+                to,
+                output: o1,
+                mode,
+            },
+            Write { output, .. },
+        ) => Move {
+            from,
+            to,
+            output: output.after(o1),
+            mode,
+        },
+        (
+            Move {
+                from,
+                output: o1,
+                mode,
+                ..
+            },
+            Move { to, output, .. },
+        ) if to == from => Write {
+            path: from,
+            output: output.after(o1),
+            mode,
+        },
+        (
+            Move {
+                from,
+                output: o1,
+                mode,
+                ..
+            },
+            Move { to, output, .. },
+        ) => Move {
+            from,
+            to,
+            output: output.after(o1),
+            mode,
+        },
+        (
+            Move {
+                from, output, mode, ..
+            },
+            Delete { .. },
+        ) => Delete {
+            path: from,
+            original: output.original,
+            mode,
+        },
+        pair => return Err(Box::new(pair)),
+    }))
+}
