@@ -111,6 +111,9 @@ pub enum Code {
     /// path; ap 3.2 content with its indentation dropped, indented as its
     /// target; in codex a unified diff's hunk header read as a line hint.
     ToleratedFormatSlip,
+    /// Occurs when a codex `@@` header is not in the file and the hunk,
+    /// matching exactly once in the whole file without it, is placed there.
+    AnchorIgnored,
     /// Occurs when an interrupted apply was found in the root and rolled back
     /// before this run.
     Recovered,
@@ -159,6 +162,7 @@ impl Code {
         Code::NestingGuardMoved,
         Code::UnbalancedBrackets,
         Code::ToleratedFormatSlip,
+        Code::AnchorIgnored,
         Code::Recovered,
     ];
 
@@ -205,6 +209,7 @@ impl Code {
             Code::NestingGuardMoved => "nesting_guard_moved",
             Code::UnbalancedBrackets => "unbalanced_brackets",
             Code::ToleratedFormatSlip => "tolerated_format_slip",
+            Code::AnchorIgnored => "anchor_ignored",
             Code::Recovered => "recovered",
         }
     }
@@ -232,6 +237,7 @@ impl Code {
             | Code::NestingGuardMoved
             | Code::UnbalancedBrackets
             | Code::ToleratedFormatSlip
+            | Code::AnchorIgnored
             | Code::Recovered => Severity::Warning,
             _ => Severity::Error,
         }

@@ -100,6 +100,11 @@ pub struct Policy {
     /// One edit that cannot be placed ends its file's locating: the later
     /// edits' places depend on where it would have left the cursor (ap).
     pub stop_at_miss: bool,
+    /// An anchor that is not in the file is ignored, with a warning, when
+    /// the block alone then matches exactly once in the whole file, after
+    /// the cursor (codex: a `@@` header narrows the search, it never
+    /// widens it; models abbreviate signatures there).
+    pub unfound_anchor_ignored: bool,
     /// A path named by several blocks: each applies to what the blocks
     /// before it left (codex, ap, RepoPatch, as Codex does). udiff refuses
     /// it (`duplicate_file_patch`), as its RFC says.

@@ -194,8 +194,23 @@ impl<'a, 'f> Locating<'a, 'f> {
         let mut first_only = loc.uniqueness == Uniqueness::FirstAfterCursor;
         let anchor = loc.anchor.as_deref().filter(|a| !a.is_empty());
         if let Some(anchor) = anchor {
-            from = self.anchor(edit, anchor, from, first_only)?;
-            first_only = true;
+            match self.anchor(edit, anchor, from, first_only) {
+                Ok(after) => {
+                    from = after;
+                    first_only = true;
+                }
+                Err(
+                    miss @ Miss::NotFound {
+                        part: Part::Anchor, ..
+                    },
+                ) => {
+                    if !self.without_anchor(edit, anchor, from) {
+                        return Err(miss);
+                    }
+                    first_only = false;
+                }
+                Err(miss) => return Err(miss),
+            }
         }
         let found = if edit.old.is_empty() {
             Ok((
@@ -352,6 +367,39 @@ impl<'a, 'f> Locating<'a, 'f> {
             self.slip(edit, Part::Anchor, hit, level, None);
         }
         Ok(self.after_anchor(edit, anchor, hit, level))
+    }
+
+    /// Whether an anchor that is not in the file may be ignored: the
+    /// format allows it, and the block matches exactly once in the whole
+    /// file, at or after `from`. Warns when it is.
+    fn without_anchor(&mut self, edit: &Edit, anchor: &[Line], from: usize) -> bool {
+        if !self.policy.unfound_anchor_ignored || edit.old.is_empty() {
+            return false;
+        }
+        let loc = &edit.locator;
+        let Ok((hit, _)) = self.search(&edit.old, loc.levels, 0, false, loc.at_eof, Part::Block)
+        else {
+            return false;
+        };
+        if hit.start < from {
+            return false;
+        }
+        let shown: Vec<&str> = anchor.iter().map(|l| l.text.as_ref()).collect();
+        let d = Diagnostic::new(
+            Code::AnchorIgnored,
+            format!(
+                "`{}` is not in `{}`; the {} occurs once in the file, and is placed there",
+                shown.join(" "),
+                self.rel,
+                self.policy.advice.block
+            ),
+        )
+        .at(lines_span(anchor), "not found in the file")
+        .path(self.rel.as_str())
+        .target(self.target(hit, "the only match".into()))
+        .hint("copy the header line exactly from the file, or leave it out when the context is unique");
+        self.warnings.push(d);
+        true
     }
 
     /// ap §3.6: of several anchors, the one whose stretch (up to the next

@@ -88,6 +88,7 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     let mut lower = Lower::new(text, body.start, Codex);
     lower.patch.policy.lone_cr_breaks = true;
     lower.patch.policy.repeated_paths = true;
+    lower.patch.policy.unfound_anchor_ignored = true;
     lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate:
@@ -256,6 +257,15 @@ impl<'a> Lowering<'a, Codex> {
                             Rule::context_text if !part.as_str().trim().is_empty() => {
                                 let text =
                                     part.as_str().strip_suffix('\r').unwrap_or(part.as_str());
+                                let digits = text.trim().strip_prefix(':').filter(|d| {
+                                    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+                                });
+                                if digits.is_some() {
+                                    // `@@ :N` past what the grammar's line
+                                    // number holds: past any file's end.
+                                    edit.locator.hint = Some(Hint::From(usize::MAX));
+                                    continue;
+                                }
                                 if let Some(start) = udiff_range(text) {
                                     // A unified diff's `@@ -30,10 +30,9 @@`: a line hint.
                                     edit.locator.hint = Some(Hint::Near(start.saturating_sub(1)));

@@ -167,6 +167,7 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
         // Modifications are found in the original from a cursor (§3.3).
         sequential: false,
         repeated_paths: true,
+        unfound_anchor_ignored: false,
         strip_project_prefix: tolerant,
         skip_applied: true,
         nesting_guard: match (v31, tolerant) {
