@@ -31,21 +31,23 @@ struct CodexParser;
 fn rule_name(rule: &Rule) -> String {
     match rule {
         Rule::EOI => "the end of the patch",
-        Rule::begin => "`*** Begin Patch`",
-        Rule::end | Rule::missing_end => "`*** End Patch`",
+        Rule::begin | Rule::padded_begin => "`*** Begin Patch`",
+        Rule::end | Rule::missing_end | Rule::padded_end => "`*** End Patch`",
         Rule::heredoc_close => "`EOF`",
-        Rule::add_file | Rule::add_header => "`*** Add File: PATH`",
-        Rule::delete_file => "`*** Delete File: PATH`",
-        Rule::update_file | Rule::update_header => "`*** Update File: PATH`",
-        Rule::move_to => "`*** Move to: PATH`",
+        Rule::add_file | Rule::add_header | Rule::padded_add => "`*** Add File: PATH`",
+        Rule::delete_file | Rule::padded_delete => "`*** Delete File: PATH`",
+        Rule::update_file | Rule::update_header | Rule::padded_update => "`*** Update File: PATH`",
+        Rule::move_to | Rule::padded_move => "`*** Move to: PATH`",
         Rule::add_line => "a new-file line starting with `+`",
-        Rule::hunk | Rule::hunk_header => "a hunk header (`@@`, `@@ CONTEXT` or `@@ :N`)",
+        Rule::hunk | Rule::hunk_header | Rule::padded_gap => {
+            "a hunk header (`@@`, `@@ CONTEXT` or `@@ :N`)"
+        }
         Rule::bare_hunk
         | Rule::context_line
         | Rule::added_line
         | Rule::removed_line
         | Rule::empty_line => "a hunk line starting with ` `, `-` or `+`",
-        Rule::end_of_file => "`*** End of File`",
+        Rule::end_of_file | Rule::padded_eof => "`*** End of File`",
         Rule::indent => "",
         other => return rule_words(other),
     }
@@ -54,7 +56,7 @@ fn rule_name(rule: &Rule) -> String {
 
 /// The advice that fits what the parser expected.
 fn syntax_hint(expected: &[Rule]) -> &'static str {
-    if expected.contains(&Rule::move_to) {
+    if expected.contains(&Rule::move_to) || expected.contains(&Rule::padded_move) {
         "`*** Update File: PATH` needs hunks after it (`@@`, then lines starting with ` `, `-` or `+`), \
          or `*** Move to: NEW_PATH`"
     } else if expected.contains(&Rule::add_line) {
@@ -101,7 +103,19 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
     let mut last_content: Option<Span> = None;
     for pair in pairs.flatten() {
         match pair.as_rule() {
-            Rule::add_file | Rule::delete_file | Rule::update_file => lower.file(pair),
+            Rule::add_file | Rule::delete_file | Rule::update_file => {
+                lower.file(pair.clone());
+                if pair.as_rule() == Rule::delete_file {
+                    lower.marker(&pair);
+                }
+            }
+            Rule::begin
+            | Rule::end
+            | Rule::add_header
+            | Rule::update_header
+            | Rule::move_to
+            | Rule::end_of_file
+            | Rule::hunk_header => lower.marker(&pair),
             Rule::add_line | Rule::context_line | Rule::added_line | Rule::removed_line => {
                 last_content = Some(lower.span(&pair))
             }
@@ -158,12 +172,60 @@ fn udiff_range(text: &str) -> Option<usize> {
     (tail == "@@" || tail.starts_with("@@ ")).then_some(start)
 }
 
+/// The digits of `@@ CONTEXT` that is `:N` with spaces or tabs around it.
+fn line_number(context: &str) -> Option<&str> {
+    let digits = context.trim().strip_prefix(':')?.trim_start();
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(digits)
+}
+
 /// The text of a prefixed line: without its one-byte prefix, its `\n`, and a `\r`.
 fn body_of(line: &str) -> &str {
     prefixed_text(line, false).0
 }
 
 impl<'a> Lowering<'a, Codex> {
+    /// Warns when a marker line has spaces or tabs the export would not
+    /// admit (see `pad` in the grammar).
+    fn marker(&mut self, pair: &Pair<'a, Rule>) {
+        let line = pair.as_str();
+        let raw = line.trim_end_matches(['\n', '\r']);
+        let start = pair.as_span().start();
+        let inner = |rule| {
+            pair.clone()
+                .into_inner()
+                .find(|p| p.as_rule() == rule)
+                .map(|p| (p.as_span().start() - start, p.as_str()))
+        };
+        let (written, canonical) = match pair.as_rule() {
+            Rule::begin => (raw.trim_matches(' '), "*** Begin Patch".to_string()),
+            Rule::end => (raw.trim_matches(' '), "*** End Patch".to_string()),
+            Rule::end_of_file => (raw.trim_end_matches(' '), "*** End of File".to_string()),
+            Rule::hunk_header => match inner(Rule::context_text) {
+                Some((_, text)) if line_number(text).is_some_and(|n| n.len() <= 9) => {
+                    let n = line_number(text).unwrap_or_default();
+                    (raw, format!("@@ :{n}"))
+                }
+                Some((at, _)) => (&raw[..at], "@@ ".to_string()),
+                // `@@ :N` and a bare `@@` admit only spaces.
+                None => return,
+            },
+            rule => {
+                let Some((at, _)) = inner(Rule::path) else {
+                    return;
+                };
+                let words = match rule {
+                    Rule::add_header => "*** Add File: ",
+                    Rule::update_header => "*** Update File: ",
+                    Rule::delete_file => "*** Delete File: ",
+                    _ => "*** Move to: ",
+                };
+                (&raw[..at], words.to_string())
+            }
+        };
+        let span = self.line_span(pair);
+        self.padded(span, written, &canonical);
+    }
+
     /// The path of a marker line, trailing spaces trimmed.
     fn path(&self, marker: Pair<'a, Rule>) -> PathRef {
         marker_path(self.base, marker, Rule::path)
@@ -257,13 +319,13 @@ impl<'a> Lowering<'a, Codex> {
                             Rule::context_text if !part.as_str().trim().is_empty() => {
                                 let text =
                                     part.as_str().strip_suffix('\r').unwrap_or(part.as_str());
-                                let digits = text.trim().strip_prefix(':').filter(|d| {
-                                    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
-                                });
-                                if digits.is_some() {
-                                    // `@@ :N` past what the grammar's line
-                                    // number holds: past any file's end.
-                                    edit.locator.hint = Some(Hint::From(usize::MAX));
+                                if let Some(n) = line_number(text) {
+                                    // `@@ :N` padded with tabs or spaces
+                                    // (warned as a marker), or with more
+                                    // digits than a line number has: a line
+                                    // past any file's end.
+                                    let n = n.parse::<usize>().unwrap_or(usize::MAX);
+                                    edit.locator.hint = Some(Hint::From(n.saturating_sub(1)));
                                     continue;
                                 }
                                 if let Some(start) = udiff_range(text) {

@@ -59,6 +59,26 @@ impl<'t, F> Lowering<'t, F> {
             .push(Diagnostic::new(code, message).at(span, label));
     }
 
+    /// A marker the export writes as `canonical` and the patch as
+    /// `written`, with other spaces or tabs around its words: read the
+    /// same, with a `tolerated_format_slip` warning.
+    pub fn padded(&mut self, span: Span, written: &str, canonical: &str) {
+        if written == canonical {
+            return;
+        }
+        let words = canonical.trim();
+        self.diags.push(
+            Diagnostic::new(
+                Code::ToleratedFormatSlip,
+                format!("spaces or tabs around `{words}`: read as `{words}`"),
+            )
+            .at(span, "a padded marker")
+            .hint(format!(
+                "write `{words}` with single spaces between its words and no tabs"
+            )),
+        );
+    }
+
     /// The patch with its warnings, or every problem if any is an error.
     pub fn finish(self) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
         if self.diags.iter().any(Diagnostic::is_error) {

@@ -116,6 +116,17 @@ pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec
             }
             // Anywhere, including between `PATCH` blocks.
             Rule::stray => lower.stray(&pair),
+            Rule::patchset_open
+            | Rule::patchset_close
+            | Rule::patch_open
+            | Rule::patch_close
+            | Rule::separator
+            | Rule::insert_before_kw
+            | Rule::insert_after_kw
+            | Rule::replace_kw
+            | Rule::delete_kw
+            | Rule::createfile_kw
+            | Rule::deletefile_kw => lower.marker(&pair),
             _ => {}
         }
     }
@@ -134,6 +145,54 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
 struct Repopatch;
 
 type Lower<'a> = Lowering<'a, Repopatch>;
+
+impl Lowering<'_, Repopatch> {
+    /// Warns when a keyword line has spaces or tabs the export would not
+    /// admit (see `lead` in the grammar). Trailing blanks it admits.
+    fn marker(&mut self, pair: &Pair<'_, Rule>) {
+        let raw = pair.as_str().trim_end_matches(['\n', '\r']);
+        let path_at = pair
+            .clone()
+            .into_inner()
+            .find(|p| p.as_rule() == Rule::path)
+            .map(|p| p.as_span().start() - pair.as_span().start());
+        if pair
+            .clone()
+            .into_inner()
+            .any(|p| p.as_rule() == Rule::keyword_args)
+        {
+            return;
+        }
+        let (written, canonical) = match path_at {
+            // `PATCH` and spaces, as many as the export likes.
+            Some(at) => {
+                let written = &raw[..at];
+                let spaced = written
+                    .strip_prefix("PATCH")
+                    .is_some_and(|gap| gap.bytes().all(|b| b == b' '));
+                (written, if spaced { written } else { "PATCH " })
+            }
+            None => {
+                let written = raw.trim_end_matches([' ', '\t']);
+                let word = match pair.as_rule() {
+                    Rule::patchset_open => "PATCHSET",
+                    Rule::patchset_close => "ENDPATCHSET",
+                    Rule::patch_close => "ENDPATCH",
+                    Rule::separator => "---",
+                    Rule::insert_before_kw => "INSERT BEFORE",
+                    Rule::insert_after_kw => "INSERT AFTER",
+                    Rule::replace_kw => "REPLACE",
+                    Rule::delete_kw => "DELETE",
+                    Rule::createfile_kw => "CREATEFILE",
+                    _ => "DELETEFILE",
+                };
+                (written, word)
+            }
+        };
+        let span = self.line_span(pair);
+        self.padded(span, written, canonical);
+    }
+}
 
 /// A line of content: the text after its one-character prefix and the
 /// space that should follow it.

@@ -484,6 +484,20 @@ impl Cx<'_> {
                             continue;
                         }
                     }
+                    // Adjacent literals are one: `"***" " " "End"` reads
+                    // `"*** End"` (a pruned choice leaves such runs).
+                    if let Expr::Str(first) = &items[i] {
+                        let mut joined = first.clone();
+                        while let Some(Expr::Str(next)) = items.get(i + 1) {
+                            joined.push_str(next);
+                            i += 1;
+                        }
+                        if !joined.is_empty() {
+                            parts.push(quote(&joined));
+                        }
+                        i += 1;
+                        continue;
+                    }
                     let part = self.emit(&items[i], Prec::Seq)?;
                     if !part.is_empty() {
                         parts.push(part);
