@@ -1,59 +1,103 @@
 //! Added lines follow the file's indentation when a match had to ignore
-//! leading whitespace: the difference between the patch's first old line
-//! and the file's line it matched is a mapping (block re-indented, tabs
-//! written as spaces, or the reverse), applied to every added line whose
-//! indentation starts with the patch's. Lines kept from the file keep the
+//! leading whitespace. The old lines and the file's lines they matched
+//! give pairs of indentation (patch, file); from them comes a mapping: a
+//! block shifted, tabs written as spaces, or the reverse. An added line
+//! whose indentation is one of the old lines' takes that line's file
+//! indentation; any other is placed relative to the least indented old
+//! line, converted by the same rule. Lines kept from the file keep the
 //! file's own text anyway.
 
 use super::output::Builder;
 use super::text::{FileText, Region};
 use crate::ir::{Edit, Level, NewLine};
 
-/// The patch's indentation and the file's, for one placed edit.
+/// How the patch's indentation becomes the file's, for one placed edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Indent {
+    /// The least indented old line: its indentation in the patch and in
+    /// the file.
     patch: String,
     file: String,
+    /// Every (patch, file) pair the old lines showed.
+    pairs: Vec<(String, String)>,
+    convert: Convert,
+    /// Whether the rule gives every old line its file indentation; if not,
+    /// only the pairs themselves are trusted.
+    by_rule: bool,
+}
+
+/// How indentation beyond (or short of) the least indented line converts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Convert {
+    Same,
+    /// The patch writes this many spaces for each of the file's tabs.
+    SpacesToTabs(usize),
+    /// The patch writes a tab for this many of the file's spaces.
+    TabsToSpaces(usize),
 }
 
 pub fn leading(s: &str) -> &str {
     &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
 }
 
-/// The mapping a match at `level` implies: from the first non-blank old
-/// line that the file indents otherwise. `None` when the level compared
-/// indentation, or nothing differs.
+/// The mapping a match at `level` implies, from the non-blank old lines
+/// and the non-blank lines of `region` they matched, in order. `None`
+/// when the level compared indentation, the edit adds nothing, or nothing
+/// differs.
 pub fn relaxed(file: &FileText, level: Level, region: Region, edit: &Edit) -> Option<Indent> {
-    relaxed_by(level, edit, |j| {
-        let at = region.start + j;
-        (at < region.end).then(|| file.line(at))
-    })
+    let mut lines = (region.start..region.end.min(file.len()))
+        .map(|i| file.line(i))
+        .filter(|l| !l.trim().is_empty());
+    relaxed_by(level, edit, |_| lines.next())
 }
 
-/// As [`relaxed`], with the file's line for old line `j` given by `line`.
+/// As [`relaxed`], with the file's line for the `k`-th non-blank old line
+/// given by `line(k)`, called in order.
 pub fn relaxed_by<'f>(
     level: Level,
     edit: &Edit,
-    line: impl Fn(usize) -> Option<&'f str>,
+    mut line: impl FnMut(usize) -> Option<&'f str>,
 ) -> Option<Indent> {
     let adds = edit
         .new
         .iter()
         .any(|n| matches!(n, NewLine::Add(l) if !l.text.trim().is_empty()));
-    if !adds || !matches!(level, Level::Trimmed | Level::Normalized) {
+    let ignores_indent = matches!(
+        level,
+        Level::Trimmed | Level::Normalized | Level::BlankLinesIgnored | Level::SoftStart
+    );
+    if !adds || !ignores_indent {
         return None;
     }
-    edit.old.iter().enumerate().find_map(|(j, l)| {
-        let have = line(j)?;
-        if l.text.trim().is_empty() {
-            return None;
+    let mut pairs = vec![];
+    for (k, old) in edit
+        .old
+        .iter()
+        .filter(|l| !l.text.trim().is_empty())
+        .enumerate()
+    {
+        let Some(have) = line(k) else { break };
+        // A soft start matched the first line after a prefix: its
+        // indentation says nothing.
+        if k == 0 && level == Level::SoftStart {
+            continue;
         }
-        let (patch, have) = (leading(&l.text), leading(have));
-        (patch != have).then(|| Indent {
-            patch: patch.to_string(),
-            file: have.to_string(),
-        })
-    })
+        pairs.push((leading(&old.text).to_string(), leading(have).to_string()));
+    }
+    if !level.skips_blank_lines() {
+        return Indent::from_pairs(pairs);
+    }
+    // ap's search ignores indentation by definition, and its values are
+    // often copied from the first character of their first line: only the
+    // lines after an unindented first line, indented other than the file,
+    // and by one rule, say how the patch indents.
+    if pairs.first().is_some_and(|(p, _)| p.is_empty()) {
+        pairs.remove(0);
+    }
+    if pairs.iter().all(|(p, _)| p.is_empty()) {
+        return None;
+    }
+    Indent::from_pairs(pairs).filter(|i| i.by_rule)
 }
 
 /// Indentation in words: `4 spaces`, `1 tab`, `1 tab and 2 spaces`.
@@ -69,12 +113,90 @@ fn words(ws: &str) -> String {
     }
 }
 
+fn only(ws: &str, c: u8) -> bool {
+    ws.bytes().all(|b| b == c)
+}
+
 impl Indent {
+    fn from_pairs(mut pairs: Vec<(String, String)>) -> Option<Indent> {
+        if pairs.iter().all(|(p, f)| p == f) {
+            return None;
+        }
+        // One file indentation for each patch indentation: the first old
+        // line's, where the patch indents lines alike that the file does
+        // not (its block was not merely shifted).
+        let mut seen = std::collections::HashSet::new();
+        pairs.retain(|(p, _)| seen.insert(p.clone()));
+        let (patch, file) = pairs.iter().min_by_key(|(p, _)| p.len())?.clone();
+        let all_patch = |c| pairs.iter().all(|(p, _)| only(p, c));
+        // Tabs, then spaces (that align a continuation line).
+        let tabbed = |f: &str| only(f.trim_start_matches('\t'), b' ');
+        let kinds = if all_patch(b' ')
+            && pairs.iter().all(|(_, f)| tabbed(f))
+            && pairs.iter().any(|(_, f)| f.contains('\t'))
+        {
+            Some(Convert::SpacesToTabs as fn(usize) -> Convert)
+        } else if pairs.iter().all(|(p, _)| tabbed(p))
+            && pairs.iter().any(|(p, _)| p.contains('\t'))
+            && pairs.iter().all(|(_, f)| only(f, b' '))
+        {
+            Some(Convert::TabsToSpaces as fn(usize) -> Convert)
+        } else {
+            None
+        };
+        let mut indent = Indent {
+            patch,
+            file,
+            pairs,
+            convert: Convert::Same,
+            by_rule: true,
+        };
+        let fits = |indent: &Indent| {
+            indent
+                .pairs
+                .iter()
+                .all(|(p, f)| indent.by_rule(p).as_deref() == Some(f.as_str()))
+        };
+        // Columns per tab: a common width that gives every old line its
+        // file indentation, one that keeps the columns (no shift) first.
+        if let Some(kind) = kinds {
+            let units = [4, 8, 2, 3];
+            let same_columns = |indent: &Indent| {
+                let unit = match indent.convert {
+                    Convert::SpacesToTabs(u) | Convert::TabsToSpaces(u) => u,
+                    Convert::Same => 1,
+                };
+                let columns = |s: &str| {
+                    s.bytes()
+                        .map(|b| if b == b'\t' { unit } else { 1 })
+                        .sum::<usize>()
+                };
+                columns(&indent.patch) == columns(&indent.file)
+            };
+            let mut pick = |keep: bool| {
+                units
+                    .iter()
+                    .find(|&&unit| {
+                        indent.convert = kind(unit);
+                        fits(&indent) && (!keep || same_columns(&indent))
+                    })
+                    .copied()
+            };
+            let unit = pick(true).or_else(|| pick(false)).unwrap_or(4);
+            indent.convert = kind(unit);
+        }
+        indent.by_rule = fits(&indent);
+        Some(indent)
+    }
+
     /// Lines written at column 0 that go where the file indents with `file`.
     pub fn from_column_zero(file: &str) -> Indent {
         Indent {
             patch: String::new(),
             file: file.to_string(),
+            pairs: vec![],
+            convert: Convert::Same,
+            by_rule: true,
         }
     }
 
@@ -83,45 +205,57 @@ impl Indent {
         words(&self.file)
     }
 
-    /// The mapping, for a note.
+    /// The mapping, for a note: the first old line whose indentation
+    /// differs.
     pub fn describe(&self) -> String {
+        let (patch, file) = self
+            .pairs
+            .iter()
+            .find(|(p, f)| p != f)
+            .map_or((&self.patch, &self.file), |(p, f)| (p, f));
         format!(
             "added lines are indented as the file is: the patch's {} became the file's {}",
-            words(&self.patch),
-            words(&self.file)
+            words(patch),
+            words(file)
         )
+    }
+
+    /// The file indentation for patch indentation `ws` by the rule: the
+    /// least indented old line's, plus or minus the difference (counted in
+    /// columns where one side indents with tabs and the other with spaces).
+    fn by_rule(&self, ws: &str) -> Option<String> {
+        let (unit, to_tabs) = match self.convert {
+            Convert::Same => {
+                if let Some(extra) = ws.strip_prefix(self.patch.as_str()) {
+                    return Some(format!("{}{extra}", self.file));
+                }
+                let short = self.patch.strip_prefix(ws)?;
+                return self.file.strip_suffix(short).map(str::to_string);
+            }
+            Convert::SpacesToTabs(unit) => (unit, true),
+            Convert::TabsToSpaces(unit) => (unit, false),
+        };
+        let columns = |s: &str| {
+            s.bytes()
+                .map(|b| if b == b'\t' { unit } else { 1 })
+                .sum::<usize>()
+        };
+        let at = (columns(ws) + columns(&self.file)).checked_sub(columns(&self.patch))?;
+        Some(if to_tabs {
+            format!("{}{}", "\t".repeat(at / unit), " ".repeat(at % unit))
+        } else {
+            " ".repeat(at)
+        })
     }
 
     /// The indentation `line` gets in the file, if the mapping applies to it.
     fn map(&self, line: &str) -> Option<String> {
         let ws = leading(line);
-        let rest = ws.strip_prefix(self.patch.as_str())?;
-        let (p, f) = (self.patch.as_str(), self.file.as_str());
-        let spaces_to_tabs = !p.is_empty()
-            && !f.is_empty()
-            && p.bytes().all(|b| b == b' ')
-            && f.bytes().all(|b| b == b'\t')
-            && p.len() % f.len() == 0;
-        let tabs_to_spaces = !p.is_empty()
-            && !f.is_empty()
-            && p.bytes().all(|b| b == b'\t')
-            && f.bytes().all(|b| b == b' ')
-            && f.len() % p.len() == 0;
-        let rest = if spaces_to_tabs {
-            let unit = p.len() / f.len();
-            let spaces = rest.len() - rest.trim_start_matches(' ').len();
-            format!(
-                "{}{}{}",
-                "\t".repeat(spaces / unit),
-                " ".repeat(spaces % unit),
-                &rest[spaces..]
-            )
-        } else if tabs_to_spaces {
-            rest.replace('\t', &" ".repeat(f.len() / p.len()))
-        } else {
-            rest.to_string()
-        };
-        Some(format!("{f}{rest}"))
+        match self.pairs.iter().find(|(p, _)| p == ws) {
+            Some((_, f)) => Some(f.clone()),
+            None if self.by_rule => self.by_rule(ws),
+            None => None,
+        }
     }
 
     /// `line` with its indentation mapped, when the mapping applies.
@@ -160,27 +294,49 @@ impl Indent {
 mod tests {
     use super::*;
 
-    fn indent(patch: &str, file: &str) -> Indent {
-        Indent {
-            patch: patch.into(),
-            file: file.into(),
-        }
+    fn pairs(p: &[(&str, &str)]) -> Indent {
+        let pairs = p
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        Indent::from_pairs(pairs).expect("a mapping")
     }
 
     #[test]
     fn spaces_become_tabs_and_blocks_shift() {
         // The new leading whitespace of each line.
-        let map = |p: &str, f: &str, line: &str| indent(p, f).map(line);
-        assert_eq!(map("    ", "\t", "        x()").as_deref(), Some("\t\t"));
-        assert_eq!(map("    ", "\t", "      x()").as_deref(), Some("\t  "));
-        assert_eq!(map("\t", "  ", "\t\tx()").as_deref(), Some("    "));
-        assert_eq!(map("  ", "      ", "    x()").as_deref(), Some("        "));
-        assert_eq!(map("", "  ", "x()").as_deref(), Some("  "));
-        assert_eq!(map("    ", "\t", "x()"), None);
+        let map = |p: &[(&str, &str)], line: &str| pairs(p).map(line);
+        let four = &[("    ", "\t")][..];
+        assert_eq!(map(four, "        x()").as_deref(), Some("\t\t"));
+        assert_eq!(map(four, "      x()").as_deref(), Some("\t  "));
+        assert_eq!(map(four, "x()").as_deref(), Some(""));
+        assert_eq!(map(&[("\t", "  ")], "\t\tx()").as_deref(), Some("    "));
+        assert_eq!(
+            map(&[("  ", "      ")], "    x()").as_deref(),
+            Some("        ")
+        );
+        assert_eq!(map(&[("", "  ")], "x()").as_deref(), Some("  "));
         let out = "a\n".to_string();
         let mut b = Builder::new(&out);
-        indent("    ", "\t").push(&mut b, "        x()");
+        pairs(four).push(&mut b, "        x()");
         let text = crate::apply::output::Output::new(out.clone(), b.finish()).to_text();
         assert_eq!(text, "\t\tx()");
+    }
+
+    #[test]
+    fn the_least_indented_old_line_anchors_the_rule() {
+        // The first old line is the deepest: a shallower added line still
+        // maps (Python's `_compression.py`, written with spaces for tabs).
+        let tabs = pairs(&[("                ", "\t\t\t\t"), ("            ", "\t\t\t")]);
+        assert_eq!(tabs.map("            x").as_deref(), Some("\t\t\t"));
+        assert_eq!(tabs.map("        x").as_deref(), Some("\t\t"));
+        // A block quoted at column 0.
+        let shifted = pairs(&[("    ", "                "), ("", "            ")]);
+        assert_eq!(shifted.map("  x").as_deref(), Some("              "));
+        // No rule fits both pairs: only they are mapped.
+        let odd = pairs(&[("  ", "    "), ("    ", "\t\t")]);
+        assert_eq!(odd.map("  x").as_deref(), Some("    "));
+        assert_eq!(odd.map("      x"), None);
+        assert!(Indent::from_pairs(vec![("  ".into(), "  ".into())]).is_none());
     }
 }

@@ -231,6 +231,22 @@ impl<'a, 'f> Locating<'a, 'f> {
         let indent = indent::relaxed(self.file, level, region, edit);
         if level.is_slip() {
             self.slip(edit, Part::Block, region, level, indent.as_ref());
+        } else if let Some(indent) = &indent {
+            // A level whose matching ignores indentation by definition
+            // (ap's search): the mapping is still news.
+            let d = Diagnostic::new(
+                Code::WhitespaceFuzz,
+                format!(
+                    "the {} is indented otherwise than `{}` at line {}",
+                    Part::Block.noun(self.policy),
+                    self.rel,
+                    region.start + 1
+                ),
+            )
+            .at(lines_span(&edit.old), "indentation differs from the file")
+            .path(self.rel.as_str())
+            .note(indent.describe());
+            self.warnings.push(d);
         }
         let region = self.extend(edit, region)?;
         let placed = self.place(edits, i, region)?;

@@ -30,22 +30,35 @@ impl Locating<'_, '_> {
         }))
     }
 
-    /// ap's dropped indent: content whose first line is at column 0, none
-    /// of whose lines opens a block, for a target the file indents (the
-    /// region's first line; for an insertion after it, its last).
+    /// ap's dropped indent: content whose least indented line is at column
+    /// 0, none of whose lines opens a block (ends with `:` or an opening
+    /// bracket), for a target the file indents (the region's least indented
+    /// line; for an insertion after it, its last).
     fn dropped_indent(&mut self, edit: &Edit, region: Region) -> Option<Indent> {
         let content = new_lines(edit);
-        let first = content.iter().find(|l| !l.text.trim().is_empty())?;
-        let opens =
-            |l: &str| depth(l) > 0 || l.trim_end().ends_with(':') || l.trim_end().ends_with('{');
-        if indent(&first.text) != 0 || content.iter().any(|l| opens(&l.text)) {
+        // The content's least indented line stands for it: a block whose
+        // first line is a continuation starts deeper.
+        let first = content
+            .iter()
+            .filter(|l| !l.text.trim().is_empty())
+            .min_by_key(|l| indent(&l.text))?;
+        // A line opens a block when the lines after it belong inside it:
+        // it ends with `:` or an opening bracket. (A bracket opened and
+        // left mid-line, as prose in a docstring does, opens none.)
+        let opens = |l: &str| l.trim_end().ends_with([':', '{', '(', '[']);
+        // Content that replaces lines all inside a block stays inside it,
+        // whatever it opens; an insertion that opens a block may be meant
+        // to start one of its own (the nesting guard's case).
+        let inserted = edit.place != Place::Replace || edit.old.is_empty();
+        if indent(&first.text) != 0 || (inserted && content.iter().any(|l| opens(&l.text))) {
             return None;
         }
         let mut lines = (region.start..region.end).filter(|&l| !self.file.is_blank(l));
         let target = if edit.place == Place::After {
             lines.next_back()
         } else {
-            lines.next()
+            // The region's least indented line, as for the content.
+            lines.min_by_key(|&l| indent(self.file.line(l)))
         }?;
         let line = self.file.line(target);
         let ws = super::indent::leading(line);

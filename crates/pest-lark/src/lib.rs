@@ -622,6 +622,8 @@ impl Cx<'_> {
                 Expr::Range(a, b) => {
                     out.push(format!("{}-{}", class_escape_str(a), class_escape_str(b)))
                 }
+                // A choice of single characters is one class.
+                Expr::Choice(..) => out.push(self.char_class(&item)?),
                 _ => {
                     return self.fail(
                         "`!p ~ text` is translated only when p is a fixed-length run of characters, classes and PEEK",

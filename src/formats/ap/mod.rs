@@ -61,6 +61,7 @@ const KEYWORDS: &[&str] = &[
 fn rule_name(rule: &Rule) -> String {
     match rule {
         Rule::EOI => "the end of the patch",
+        Rule::id_pad => "",
         Rule::header | Rule::patch_id => "the header `<8 hex ID> AP 3.2`",
         Rule::version => "the version `3.1` or `3.2`",
         Rule::file_block
@@ -141,6 +142,19 @@ pub fn parse(
             last_value: None,
         },
     );
+    for pad in pairs
+        .clone()
+        .flatten()
+        .filter(|p| p.as_rule() == Rule::id_pad)
+    {
+        let span = lower.span(&pad);
+        lower.warn(
+            Code::ToleratedFormatSlip,
+            span,
+            "a tab between the patch ID and its directive: read as a space",
+            "a tab",
+        );
+    }
     lower.patch(
         pairs
             .into_iter()

@@ -1,0 +1,469 @@
+#!/usr/bin/env python3
+"""Accuracy harness: the slips models make, on real source files, scored.
+
+For each case it takes a real file (the Python standard library of the
+interpreter running this script), picks a stretch of indented code, and
+writes the same intended edit (one line changed, one line added) in each
+format: udiff, codex, RepoPatch and ap. Each slip then spoils the patch the
+way models do (see SLIPS), and `grammar-patch apply` runs on a fresh copy.
+The intended result is known, so every run is scored:
+
+  correct  the tree is exactly the intended one (or, where the intended
+           result is a refusal, nothing was written and the exit code is 1)
+  refused  the intended edit was possible, and the tool refused it
+           (exit 1, nothing written)
+  wrong    anything else: an edit at the wrong place, with the wrong
+           indentation, half a patch, or success where refusal was intended
+
+Usage: tools/accuracy.py [--bin PATH] [--cases N] [--seed S] [--json OUT]
+                         [--show-wrong]
+
+The table printed is what the README shows; wrong edits must be zero.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections import defaultdict
+
+FORMATS = ["udiff", "codex", "repopatch", "ap"]
+AP_ID = "5e1f0c2a"
+
+
+# --------------------------------------------------------------------------
+# Real files and the stretches an edit may target.
+
+def sources(limit):
+    """Python files of the standard library: UTF-8, LF, newline at the end,
+    no trailing whitespace (ap strips it, which would muddle the scoring)."""
+    root = sysconfig.get_paths()["stdlib"]
+    out = []
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in ("test", "tests", "site-packages", "idlelib", "__pycache__"))
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+                text = data.decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if "\r" in text or "\t" in text or not text.endswith("\n"):
+                continue
+            lines = text.split("\n")[:-1]
+            if len(lines) < 120 or any(l != l.rstrip() for l in lines):
+                continue
+            out.append((os.path.relpath(path, root), lines))
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def ws(line):
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def norm(line):
+    return line.strip()
+
+
+def regions(lines, rng, count):
+    """Stretches of 5 non-blank lines, all indented, whose trimmed text
+    occurs once in the file, with no quotes on the changed (middle) line."""
+    keys = [norm(l) for l in lines]
+    found = []
+    starts = list(range(2, len(lines) - 8))
+    rng.shuffle(starts)
+    for s in starts:
+        block = lines[s : s + 5]
+        if any(not l.strip() for l in block) or any(not ws(l) for l in block):
+            continue
+        if any(l.strip().startswith(("#", '"""', "'''", "@")) for l in block):
+            continue
+        mid = block[2]
+        if any(c in mid for c in "\"'\\") or mid.rstrip().endswith((":", ",", "(", "[", "{", "\\")):
+            continue
+        k = keys[s : s + 5]
+        hits = sum(1 for i in range(len(keys) - 4) if keys[i : i + 5] == k)
+        if hits != 1:
+            continue
+        if any(abs(s - f) < 12 for f in found):
+            continue
+        found.append(s)
+        if len(found) >= count:
+            break
+    return sorted(found)
+
+
+# --------------------------------------------------------------------------
+# An edit, and the patch text of each format.
+
+class Edit:
+    """Lines `start..start+5` of the file; the middle one changed, a line added after it."""
+
+    def __init__(self, lines, start):
+        self.start = start
+        self.old = lines[start : start + 5]
+        mid = self.old[2]
+        self.new = self.old[:2] + [mid + "  # changed", ws(mid) + "checked = True"] + self.old[3:]
+
+    def apply(self, lines):
+        return lines[: self.start] + self.new + lines[self.start + 5 :]
+
+
+def udiff(path, edits, hunks):
+    out = [f"--- a/{path}", f"+++ b/{path}"]
+    shift = 0
+    for e, (old, new) in zip(edits, hunks):
+        out.append(f"@@ -{e.start + 1},{len(old)} +{e.start + 1 + shift},{len(new)} @@")
+        out += hunk_lines(old, new)
+        shift += len(new) - len(old)
+    return out
+
+
+def hunk_lines(old, new):
+    # Two context lines, the change, two context lines: old[2] -> new[2:4].
+    return [" " + old[0], " " + old[1], "-" + old[2], "+" + new[2], "+" + new[3], " " + old[3], " " + old[4]]
+
+
+def codex(path, edits, hunks, headers=None):
+    out = ["*** Begin Patch", f"*** Update File: {path}"]
+    for i, (old, new) in enumerate(hunks):
+        out.append(headers[i] if headers else "@@")
+        out += hunk_lines(old, new)
+    out.append("*** End Patch")
+    return out
+
+
+def repopatch(path, edits, hunks):
+    out = ["PATCHSET", f"PATCH {path}"]
+    for old, new in hunks:
+        out.append("REPLACE")
+        out += ["- " + l for l in old]
+        out.append("---")
+        out += [". " + l for l in new]
+    out += ["ENDPATCH", "ENDPATCHSET"]
+    return out
+
+
+def ap(path, edits, hunks, ids=None):
+    out = [f"{AP_ID} AP 3.2", "", f"{AP_ID} FILE", path]
+    for old, new in hunks:
+        out += ["", f"{AP_ID} REPLACE", f"{AP_ID} snippet"] + old + [f"{AP_ID} content"] + new
+    return out
+
+
+RENDER = {"udiff": udiff, "codex": codex, "repopatch": repopatch, "ap": ap}
+
+
+def render(fmt, path, edits, hunks=None):
+    hunks = hunks or [(e.old, e.new) for e in edits]
+    return "\n".join(RENDER[fmt](path, edits, hunks)) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Slips: each returns (before lines, patch text, intended lines or None for
+# "refuse"), or None where the slip does not apply to the format.
+
+def dedent(lines, n):
+    return [l[n:] if l[:n].strip() == "" else l.lstrip(" ") for l in lines]
+
+
+def tabs(line):
+    w = ws(line)
+    return "\t" * (len(w) // 4) + " " * (len(w) % 4) + line[len(w):]
+
+
+def curly(line):
+    """Typographic punctuation a model writes for ASCII: quotes, dashes."""
+    out, double = [], True
+    for ch in line:
+        if ch == '"':
+            out.append("\u201c" if double else "\u201d")
+            double = not double
+        elif ch == "'":
+            out.append("\u2019")
+        else:
+            out.append(ch)
+    return "".join(out).replace(" - ", " \u2013 ")
+
+
+def slip_none(fmt, path, lines, e, rng):
+    return lines, render(fmt, path, [e]), e.apply(lines)
+
+
+def slip_trailing(fmt, path, lines, e, rng):
+    old = [l + "  " for l in e.old]
+    new = [l + "  " if i in (0, 1, 4, 5) else l for i, l in enumerate(e.new)]
+    if fmt == "repopatch":
+        new = e.new  # its kept lines come from the file anyway
+    return lines, render(fmt, path, [e], [(old, new)]), e.apply(lines)
+
+
+def slip_reindent(fmt, path, lines, e, rng):
+    """The whole stretch written at another depth (quoted from a nested block)."""
+    n = min(len(ws(l)) for l in e.old)
+    return lines, render(fmt, path, [e], [(dedent(e.old, n), dedent(e.new, n))]), e.apply(lines)
+
+
+def slip_tabs_as_spaces(fmt, path, lines, e, rng):
+    """The file indents with tabs; the patch writes 4 spaces for each."""
+    tabbed = [tabs(l) for l in lines]
+    intended = [tabs(l) for l in e.apply(lines)]
+    return tabbed, render(fmt, path, [e]), intended
+
+
+def slip_typographic(fmt, path, lines, e, rng):
+    """Curly quotes or en dashes in context where the file has ASCII (only
+    stretches whose context has quotes or dashes)."""
+    old = [curly(l) for l in e.old]
+    if old == e.old:
+        return None
+    new = old[:2] + e.new[2:4] + old[3:]
+    return lines, render(fmt, path, [e], [(old, new)]), e.apply(lines)
+
+
+def slip_padded(fmt, path, lines, e, rng):
+    text = render(fmt, path, [e])
+    if fmt == "codex":
+        text = text.replace("*** Begin Patch", "  *** Begin Patch\t").replace(
+            "*** Update File: ", "***  Update File:\t").replace("\n@@\n", "\n@@ \t\n").replace(
+            "*** End Patch", "*** End Patch  \t")
+    elif fmt == "repopatch":
+        text = text.replace("PATCHSET\n", " PATCHSET\n", 1).replace("PATCH ", "PATCH\t", 1).replace(
+            "REPLACE", "  REPLACE").replace("\n---\n", "\n  ---\n").replace("ENDPATCH\n", "\tENDPATCH\n", 1)
+    elif fmt == "ap":
+        # A line that starts with the ID is a directive; one indented
+        # before it is content, so padding goes after the ID only.
+        text = text.replace(f"{AP_ID} REPLACE", f"{AP_ID}\tREPLACE").replace(
+            f"{AP_ID} snippet", f"{AP_ID}  \tsnippet ")
+    else:
+        return None
+    return lines, text, e.apply(lines)
+
+
+def slip_ambiguous_indent(fmt, path, lines, e, rng):
+    """The stretch also occurs elsewhere at another depth, and the patch
+    matches neither exactly: refusing is right."""
+    n = min(len(ws(l)) for l in e.old)
+    copy = ["    " + l for l in e.old]
+    at = len(lines)
+    before = lines + ["", "def _copy():", "    if True:"] + copy
+    patch = render(fmt, path, [e], [(dedent(e.old, n), dedent(e.new, n))])
+    return before, patch, None
+
+
+def slip_stale(fmt, path, lines, e, rng):
+    """The changed line was edited by someone else since the model read the
+    file: refusing is right (ap must not call it already applied)."""
+    before = lines[:]
+    before[e.start + 2] = before[e.start + 2] + "  # edited elsewhere"
+    if fmt == "ap":
+        # A deletion: content is the snippet without the changed line.
+        old, new = e.old, e.old[:2] + e.old[3:]
+        return before, render(fmt, path, [e], [(old, new)]), None
+    return before, render(fmt, path, [e]), None
+
+
+def slip_codex_range_header(fmt, path, lines, e, rng):
+    if fmt != "codex":
+        return None
+    h = [f"@@ -{e.start + 1},5 +{e.start + 1},6 @@"]
+    return lines, "\n".join(codex(path, [e], [(e.old, e.new)], h)) + "\n", e.apply(lines)
+
+
+def slip_codex_header_is_first_line(fmt, path, lines, e, rng):
+    if fmt != "codex":
+        return None
+    h = ["@@ " + e.old[0]]
+    return lines, "\n".join(codex(path, [e], [(e.old, e.new)], h)) + "\n", e.apply(lines)
+
+
+def slip_codex_abbreviated_signature(fmt, path, lines, e, rng):
+    if fmt != "codex":
+        return None
+    for i in range(e.start - 1, -1, -1):
+        m = re.match(r"\s*((?:async\s+)?def|class)\s+(\w+)", lines[i])
+        if m:
+            h = [f"@@ {m.group(1)} {m.group(2)}"]
+            if h[0][3:] == lines[i].strip():
+                return None
+            return lines, "\n".join(codex(path, [e], [(e.old, e.new)], h)) + "\n", e.apply(lines)
+    return None
+
+
+def slip_ap_dropped_indent(fmt, path, lines, e, rng):
+    """ap `content` written at column 0 for an indented target (the
+    snippet as in the file, the content's own relative indentation kept)."""
+    if fmt != "ap":
+        return None
+    if any(l.rstrip().endswith((":", "{", "(", "[")) for l in e.new):
+        return None  # content that opens a block is the nesting guard's
+    n = min(len(ws(l)) for l in e.new)
+    return lines, render(fmt, path, [e], [(e.old, dedent(e.new, n))]), e.apply(lines)
+
+
+def slip_ap_drifted_id(fmt, path, lines, e, rng):
+    if fmt != "ap":
+        return None
+    text = render(fmt, path, [e])
+    drifted = AP_ID[:-1] + ("0" if AP_ID[-1] != "0" else "1")
+    return lines, text.replace(f"{AP_ID} content", f"{drifted} content"), e.apply(lines)
+
+
+def slip_same_file_twice(fmt, path, lines, e, rng, second=None):
+    """Two edits of one file written as two blocks (udiff's RFC refuses)."""
+    if second is None:
+        return None
+    if fmt == "udiff":
+        a = render(fmt, path, [e])
+        b = render(fmt, path, [second])
+        return lines, a + b, None
+    blocks = []
+    for one in (e, second):
+        blocks.append(render(fmt, path, [one]))
+    if fmt == "codex":
+        text = blocks[0].replace("*** End Patch\n", "") + blocks[1].replace("*** Begin Patch\n", "")
+    elif fmt == "repopatch":
+        text = blocks[0].replace("ENDPATCHSET\n", "") + blocks[1].replace("PATCHSET\n", "", 1)
+    else:
+        text = blocks[0] + blocks[1].split("\n", 1)[1]
+    # Apply the later stretch first, so the earlier one's line numbers hold.
+    first, last = sorted((e, second), key=lambda x: x.start)
+    return lines, text, first.apply(last.apply(lines))
+
+
+def slip_missing_end(fmt, path, lines, e, rng):
+    """The last line of the patch lost: it may be cut off, so refuse."""
+    text = render(fmt, path, [e])
+    if fmt == "codex":
+        return lines, text.replace("*** End Patch\n", ""), None
+    if fmt == "repopatch":
+        return lines, text.replace("ENDPATCHSET\n", ""), None
+    return None
+
+
+SLIPS = [
+    ("none", slip_none),
+    ("trailing whitespace", slip_trailing),
+    ("block re-indented", slip_reindent),
+    ("tabs written as spaces", slip_tabs_as_spaces),
+    ("typographic punctuation", slip_typographic),
+    ("padded markers", slip_padded),
+    ("codex: udiff range header", slip_codex_range_header),
+    ("codex: header is the first line", slip_codex_header_is_first_line),
+    ("codex: abbreviated signature", slip_codex_abbreviated_signature),
+    ("ap: content at column 0", slip_ap_dropped_indent),
+    ("ap: drifted ID", slip_ap_drifted_id),
+    ("same file twice", slip_same_file_twice),
+    ("missing end marker (refuse)", slip_missing_end),
+    ("stale target (refuse)", slip_stale),
+    ("ambiguous once re-indented (refuse)", slip_ambiguous_indent),
+]
+
+
+# --------------------------------------------------------------------------
+# Running and scoring.
+
+def run(binary, fmt, before, patch, path):
+    tmp = tempfile.mkdtemp(prefix="gp-acc-")
+    try:
+        target = os.path.join(tmp, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            f.write("\n".join(before) + "\n")
+        p = subprocess.run(
+            [binary, "apply", "--root", tmp, "--format", fmt, "--json"],
+            input=patch.encode(), capture_output=True, timeout=60,
+        )
+        files = {}
+        for dirpath, _, names in os.walk(tmp):
+            for n in names:
+                full = os.path.join(dirpath, n)
+                with open(full, "rb") as f:
+                    files[os.path.relpath(full, tmp)] = f.read()
+        return p.returncode, files, p.stdout.decode(errors="replace")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def score(code, files, path, before, intended):
+    was = {path: ("\n".join(before) + "\n").encode()}
+    if intended is None:
+        return "correct" if code == 1 and files == was else "wrong"
+    want = {path: ("\n".join(intended) + "\n").encode()}
+    if code == 0 and files == want:
+        return "correct"
+    if code == 1 and files == was:
+        return "refused"
+    return "wrong"
+
+
+def main():
+    ap_ = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap_.add_argument("--bin", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "grammar-patch"))
+    ap_.add_argument("--cases", type=int, default=40, help="stretches of code (about 2 per file)")
+    ap_.add_argument("--seed", type=int, default=14)
+    ap_.add_argument("--json", help="write every scored run here, one JSON object a line")
+    ap_.add_argument("--show-wrong", action="store_true", help="print the patch and output of every wrong run")
+    args = ap_.parse_args()
+    rng = random.Random(args.seed)
+    files = sources(args.cases)
+    cases = []
+    for rel, lines in files:
+        starts = regions(lines, rng, 2)
+        if len(starts) == 2:
+            cases.append((rel, lines, starts))
+        if len(cases) >= args.cases // 2:
+            break
+    table = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    out = open(args.json, "w") if args.json else None
+    wrong = 0
+    for rel, lines, (s1, s2) in cases:
+        path = "src/" + rel.replace(os.sep, "/")
+        for start, other in ((s1, s2), (s2, s1)):
+            e, second = Edit(lines, start), Edit(lines, other)
+            for fmt in FORMATS:
+                for name, slip in SLIPS:
+                    made = slip(fmt, path, lines, e, rng, second) if slip is slip_same_file_twice \
+                        else slip(fmt, path, lines, e, rng)
+                    if made is None:
+                        continue
+                    before, patch, intended = made
+                    code, tree, stdout = run(args.bin, fmt, before, patch, path)
+                    verdict = score(code, tree, path, before, intended)
+                    table[name][fmt][verdict] += 1
+                    if verdict == "wrong":
+                        wrong += 1
+                        if args.show_wrong:
+                            print(f"--- wrong: {name} / {fmt} / {path}:{start + 1}\n{patch}\n{stdout}\n", file=sys.stderr)
+                    if out:
+                        out.write(json.dumps({"slip": name, "format": fmt, "file": path, "line": start + 1,
+                                              "verdict": verdict, "exit": code}) + "\n")
+    print(f"{len(cases) * 2} edits in {len(cases)} files of the Python {sys.version.split()[0]} standard library; "
+          "each cell: correct / refused / wrong")
+    print()
+    print("| slip | " + " | ".join(FORMATS) + " |")
+    print("|---|" + "---|" * len(FORMATS))
+    for name, _ in SLIPS:
+        cells = []
+        for fmt in FORMATS:
+            c = table[name].get(fmt)
+            cells.append("—" if not c else f"{c['correct']} / {c['refused']} / {c['wrong']}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print()
+    print(f"wrong edits: {wrong}")
+    sys.exit(1 if wrong else 0)
+
+
+if __name__ == "__main__":
+    main()
