@@ -318,25 +318,24 @@ pub fn join<'p>(
                 ..
             },
             Move { to, output, .. },
-        ) if to == from => Write {
-            path: from,
-            output: output.after(o1),
-            mode,
-        },
-        (
-            Move {
-                from,
-                output: o1,
-                mode,
-                ..
-            },
-            Move { to, output, .. },
-        ) => Move {
-            from,
-            to,
-            output: output.after(o1),
-            mode,
-        },
+        ) => {
+            let output = output.after(o1);
+            // Moved back where it was: an edit in place.
+            if to == from {
+                Write {
+                    path: from,
+                    output,
+                    mode,
+                }
+            } else {
+                Move {
+                    from,
+                    to,
+                    output,
+                    mode,
+                }
+            }
+        }
         (
             Move {
                 from, output, mode, ..
