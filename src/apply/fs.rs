@@ -321,9 +321,24 @@ impl FileTree for DiskTree {
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
         let fd = self.open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())?;
         let st = rfs::fstat(&fd)?;
-        let mut file = std::fs::File::from(fd);
-        let mut bytes = Vec::with_capacity(st.st_size as usize + 1);
-        io::Read::read_to_end(&mut file, &mut bytes)?;
+        // The size is known: read into a buffer one byte larger, so the
+        // second read sees the end (`read_to_end` would ask the size again,
+        // and the position: two more system calls a file).
+        let mut bytes = vec![0; st.st_size as usize + 1];
+        let mut len = 0;
+        loop {
+            if len == bytes.len() {
+                // The file grew while read: take the rest.
+                bytes.resize(len * 2, 0);
+            }
+            match rustix::io::read(&fd, &mut bytes[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        bytes.truncate(len);
         self.stamps
             .borrow_mut()
             .insert(path.to_string(), Stamp::of(&st));
