@@ -14,6 +14,7 @@
 //! Positions (line numbers) are not kept: they are needed only to explain a
 //! failure, and [`Evolving::current`] writes the text out for that.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use super::indent::Indent;
@@ -66,8 +67,11 @@ pub struct Evolving<'f, 'p> {
     removed: HashMap<u32, u32>,
     head: u32,
     tail: u32,
-    /// Lines added so far, by the hash of their key, for each pass in use.
-    added: Vec<(Level, AddedIndex)>,
+    /// Lines added so far, by the hash of their key, for each kind of key
+    /// a search used: built when a search first needs it (most edits match
+    /// exactly, so the relaxed kinds seldom are), brought up to date before
+    /// each search. With each, the first node not yet in it.
+    added: RefCell<Vec<(Key, AddedIndex, u32)>>,
     /// Whether the text ends with a line end. While it does not, the last
     /// line is never empty: `x` and an empty line without an ending is the
     /// text `x\n`, one line, and the list must read like the text.
@@ -75,8 +79,8 @@ pub struct Evolving<'f, 'p> {
 }
 
 impl<'f, 'p> Evolving<'f, 'p> {
-    /// The original file, ready for edits that may match with any of `passes`.
-    pub fn new(file: &'f FileText<'f>, passes: &[Level]) -> Self {
+    /// The original file, ready for edits.
+    pub fn new(file: &'f FileText<'f>) -> Self {
         let n = file.len() as u32;
         let nodes = (0..n)
             .map(|i| Node {
@@ -93,7 +97,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
             removed: HashMap::new(),
             head: if n == 0 { NIL } else { 0 },
             tail: if n == 0 { NIL } else { n - 1 },
-            added: passes.iter().map(|&p| (p, HashMap::new())).collect(),
+            added: RefCell::new(vec![]),
             final_newline: n == 0 || !file.eol(n as usize - 1).is_empty(),
         }
     }
@@ -154,20 +158,25 @@ impl<'f, 'p> Evolving<'f, 'p> {
         self.removed.get(&(i as u32)).map(|&by| by as usize)
     }
 
-    fn added_index(&self, level: Level) -> &AddedIndex {
-        &self
-            .added
-            .iter()
-            .find(|(p, _)| *p == level)
-            .expect("Evolving::new was given every pass in use")
-            .1
-    }
-
     /// The first node of every place `block` (non-empty) matches at
     /// `level` (a consecutive one), in no particular order.
     pub fn find_all(&self, block: &[Line], level: Level) -> Vec<u32> {
-        let added = self.added_index(level);
         let kind = Key::at(level);
+        let mut indexes = self.added.borrow_mut();
+        let k = match indexes.iter().position(|(key, ..)| *key == kind) {
+            Some(k) => k,
+            None => {
+                indexes.push((kind, HashMap::new(), self.file.len() as u32));
+                indexes.len() - 1
+            }
+        };
+        let (_, added, done) = &mut indexes[k];
+        for id in *done..self.nodes.len() as u32 {
+            let h = hash_key(&kind.of(self.line(id)));
+            added.entry(h).or_default().push(id);
+        }
+        *done = self.nodes.len() as u32;
+        let added = &*added;
         let keys: Vec<_> = block.iter().map(|l| kind.of(&l.text)).collect();
         let Some((pivot, h)) = keys
             .iter()
@@ -219,10 +228,6 @@ impl<'f, 'p> Evolving<'f, 'p> {
             next: NIL,
         });
         self.srcs.push(src);
-        for k in 0..self.added.len() {
-            let h = hash_key(&Key::at(self.added[k].0).of(self.src_text(src)));
-            self.added[k].1.entry(h).or_default().push(id);
-        }
         id
     }
 
@@ -432,7 +437,7 @@ mod tests {
                 vec![NewLine::Keep(0), add("y"), NewLine::Keep(1)],
             ),
         ];
-        let mut ev = Evolving::new(&file, &[Level::Exact]);
+        let mut ev = Evolving::new(&file);
         for (i, e) in edits.iter().enumerate() {
             let found = ev.find_all(&e.old, Level::Exact);
             assert_eq!(found.len(), 1, "edit {i}");
@@ -449,7 +454,7 @@ mod tests {
     #[test]
     fn endings_and_the_final_newline_are_kept() {
         let file = FileText::new("\u{feff}a\r\nb");
-        let mut ev = Evolving::new(&file, &[Level::Exact]);
+        let mut ev = Evolving::new(&file);
         let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
         let run = ev.run(ev.find_all(&e.old, Level::Exact)[0], 1);
         ev.splice(NIL, &run, &e, 0, None);
@@ -482,7 +487,7 @@ mod tests {
                     edit(&old, new)
                 })
                 .collect();
-            let mut ev = Evolving::new(&file, &[Level::Exact]);
+            let mut ev = Evolving::new(&file);
             for (i, (e, (_, _, pick))) in edits.iter().zip(&steps).enumerate() {
                 let (now, order) = ev.current();
                 let old: Vec<&str> = e.old.iter().map(|l| l.text.as_ref()).collect();

@@ -48,13 +48,7 @@ impl OpCx<'_> {
                 .path(rel.as_str()),
             );
         }
-        let mut passes = vec![];
-        for &level in edits.iter().flat_map(|e| e.locator.levels) {
-            if !passes.contains(&level) {
-                passes.push(level);
-            }
-        }
-        let mut ev = Evolving::new(&file, &passes);
+        let mut ev = Evolving::new(&file);
         let mut cursor = NIL;
         let mut failed = 0;
         for (i, edit) in edits.iter().enumerate() {
