@@ -40,29 +40,52 @@ pub struct FileText<'a> {
     starts: Vec<u32>,
     indexes: [OnceCell<Index>; KEYS],
 }
-/// Sorted `(hash, line)` pairs, and where each run of pairs with the same
-/// top hash bits starts: a lookup reads one bucket (a line or two on
-/// average) instead of binary-searching the whole file, which on a large
-/// file is a cache miss per step.
+/// Every line filed under its key's hash, in buckets by the hash's top
+/// bits: a lookup reads one bucket (a line or two on average) instead of
+/// binary-searching the whole file, which on a large file is a cache miss
+/// per step. An entry keeps the 32 hash bits below the bucket's and the
+/// line: 8 bytes a line, and 2 to 4 more for the bucket starts.
 struct Index {
-    entries: Vec<(u64, u32)>,
+    /// `(hash bits below the bucket's, line)`, sorted within each bucket.
+    entries: Vec<(u32, u32)>,
     /// `buckets[b]..buckets[b + 1]` holds the entries whose hash starts with `b`.
     buckets: Vec<u32>,
     shift: u32,
 }
 
 impl Index {
-    fn new(entries: Vec<(u64, u32)>) -> Index {
-        // About one bucket per four lines: a byte a line.
-        let bits = entries.len().max(4).ilog2() - 1;
+    /// The index of `n` lines, line `i`'s key hashing to `hash(i)`: a
+    /// counting sort by bucket (one pass to count, one to place, each
+    /// hashing every line: cheaper than keeping 8 bytes a line), then each
+    /// bucket sorted. Linear, where sorting the whole file was `n log n`.
+    fn new(n: usize, hash: impl Fn(usize) -> u64) -> Index {
+        // One bucket per one or two lines.
+        let bits = n.max(4).ilog2();
         let shift = 64 - bits;
-        let mut buckets = Vec::with_capacity((1 << bits) + 1);
-        let mut at = 0;
-        for b in 0..=(1u64 << bits) {
-            while at < entries.len() && (entries[at].0 >> shift) < b {
-                at += 1;
+        // Counts at `b + 2`, so that after the prefix sum `b + 1` holds
+        // bucket `b`'s start, which placing advances to its end: `b`'s
+        // start is then at `b`.
+        let mut buckets = vec![0u32; (1 << bits) + 2];
+        for i in 0..n {
+            buckets[(hash(i) >> shift) as usize + 2] += 1;
+        }
+        for b in 2..buckets.len() {
+            buckets[b] += buckets[b - 1];
+        }
+        let mut entries = vec![(0u32, 0u32); n];
+        for i in 0..n {
+            let h = hash(i);
+            let slot = &mut buckets[(h >> shift) as usize + 1];
+            entries[*slot as usize] = (low_bits(h, shift), i as u32);
+            *slot += 1;
+        }
+        buckets.pop();
+        // Placed in line order, so a stable sort keeps a hash's lines ascending.
+        for w in buckets.windows(2) {
+            let run = &mut entries[w[0] as usize..w[1] as usize];
+            if run.len() > 1 {
+                run.sort_by_key(|&(k, _)| k);
             }
-            buckets.push(at as u32);
         }
         Index {
             entries,
@@ -71,13 +94,19 @@ impl Index {
         }
     }
 
-    fn lookup(&self, h: u64) -> &[(u64, u32)] {
+    fn lookup(&self, h: u64) -> &[(u32, u32)] {
         let b = (h >> self.shift) as usize;
+        let k = low_bits(h, self.shift);
         let bucket = &self.entries[self.buckets[b] as usize..self.buckets[b + 1] as usize];
-        let start = bucket.partition_point(|&(k, _)| k < h);
-        let end = start + bucket[start..].partition_point(|&(k, _)| k == h);
+        let start = bucket.partition_point(|&(e, _)| e < k);
+        let end = start + bucket[start..].partition_point(|&(e, _)| e == k);
         &bucket[start..end]
     }
+}
+
+/// The 32 bits of `h` below its top `64 - shift` (the bucket's).
+fn low_bits(h: u64, shift: u32) -> u32 {
+    (h >> (shift - 32)) as u32
 }
 
 impl<'a> FileText<'a> {
@@ -150,17 +179,12 @@ impl<'a> FileText<'a> {
         (s, s + self.text[s..e].trim_end_matches(['\n', '\r']).len())
     }
 
-    /// The line index for a key: `(hash of the line's key, line)` for
-    /// every line, sorted. 12 bytes a line and no allocation per distinct
-    /// line; a hash collision only costs a comparison.
+    /// The line index for a key: every line under its key's hash. No
+    /// allocation per distinct line; a hash collision only costs a
+    /// comparison.
     fn index(&self, kind: Key) -> &Index {
-        self.indexes[kind as usize].get_or_init(|| {
-            let mut entries: Vec<(u64, u32)> = (0..self.len())
-                .map(|i| (hash_key(&kind.of(self.line(i))), i as u32))
-                .collect();
-            entries.sort_unstable();
-            Index::new(entries)
-        })
+        self.indexes[kind as usize]
+            .get_or_init(|| Index::new(self.len(), |i| hash_key(&kind.of(self.line(i)))))
     }
 
     /// The lines whose key of kind `kind` hashes to `h`, ascending (a
@@ -222,12 +246,12 @@ impl Key {
     }
 }
 
-/// The hash the line index files a key under. FNV-1a: fast on short
-/// lines, and collisions are checked anyway.
+/// The hash the line index files a key under: foldhash with a fixed seed
+/// (the same key hashes the same in every index of the run), sixteen bytes
+/// a step; collisions are checked anyway.
 pub fn hash_key(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x5eed).hash_one(text)
 }
 
 /// Folds the typographic punctuation and spaces models write for ASCII
@@ -302,6 +326,24 @@ mod tests {
         assert_eq!((bom.len(), bom.line(0), bom.prefix_len()), (2, "first", 3));
         assert_eq!(FileText::new("\u{feff}").len(), 0);
         assert_eq!(FileText::new("x\n").len(), 1);
+    }
+
+    #[test]
+    fn the_index_finds_every_line_of_a_key_in_order() {
+        // Enough lines for many buckets, keys repeated at known lines.
+        let text: String = (0..5000).map(|i| format!("line {}\n", i % 7)).collect();
+        let f = FileText::new(&text);
+        for k in 0..7 {
+            let h = hash_key(&format!("line {k}"));
+            let at: Vec<usize> = f.positions(h, Key::Exact).collect();
+            let want: Vec<usize> = (0..5000).filter(|i| i % 7 == k).collect();
+            assert_eq!(at, want, "key {k}");
+            assert_eq!(f.count(h, Key::Exact), want.len());
+        }
+        assert_eq!(f.count(hash_key("line 7"), Key::Exact), 0);
+        let trimmed = FileText::new("  a\nb\n\ta \n");
+        let at: Vec<usize> = trimmed.positions(hash_key("a"), Key::Trimmed).collect();
+        assert_eq!(at, [0, 2]);
     }
 
     #[test]
