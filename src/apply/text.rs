@@ -200,7 +200,7 @@ impl<'a> FileText<'a> {
 
     /// Whether line `i` is blank (whitespace only).
     pub fn is_blank(&self, i: usize) -> bool {
-        self.line(i).trim().is_empty()
+        trim(self.line(i)).is_empty()
     }
 
     /// The byte range of lines `r` for a label, without the final line end
@@ -239,11 +239,25 @@ impl Key {
         match self {
             Key::Exact => Cow::Borrowed(line),
             Key::TrailingWhitespace => Cow::Borrowed(line.trim_end()),
-            Key::Trimmed => Cow::Borrowed(line.trim()),
-            Key::Normalized => normalize(line.trim()),
-            Key::Undecorated => Cow::Borrowed(strip_decoration(line.trim())),
+            Key::Trimmed => Cow::Borrowed(trim(line)),
+            Key::Normalized => normalize(trim(line)),
+            Key::Undecorated => Cow::Borrowed(strip_decoration(trim(line))),
         }
     }
+}
+
+/// `line.trim()`, faster on the usual line: ASCII whitespace is skipped
+/// byte by byte, and `str::trim` (Unicode's whitespace) decides only when
+/// the first byte kept on either side is not ASCII.
+pub fn trim(line: &str) -> &str {
+    let b = line.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let start = b.iter().position(|&c| !space(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|&c| !space(c)).map_or(start, |e| e + 1);
+    if b.get(start).is_some_and(|c| !c.is_ascii()) || (end > start && !b[end - 1].is_ascii()) {
+        return line.trim();
+    }
+    &line[start..end]
 }
 
 /// The hash the line index files a key under: foldhash with a fixed seed
@@ -344,6 +358,16 @@ mod tests {
         let trimmed = FileText::new("  a\nb\n\ta \n");
         let at: Vec<usize> = trimmed.positions(hash_key("a"), Key::Trimmed).collect();
         assert_eq!(at, [0, 2]);
+    }
+
+    #[test]
+    fn trim_is_str_trim() {
+        for s in [
+            "", " ", "\t a b \r", "x", "\u{a0}x\u{a0}", " \u{2003}y ", "é", " é ", "\u{85}",
+            "a\u{3000}", "\x0b\x0cq\x0c",
+        ] {
+            assert_eq!(trim(s), s.trim(), "{s:?}");
+        }
     }
 
     #[test]
