@@ -363,8 +363,17 @@ mod tests {
     #[test]
     fn trim_is_str_trim() {
         for s in [
-            "", " ", "\t a b \r", "x", "\u{a0}x\u{a0}", " \u{2003}y ", "é", " é ", "\u{85}",
-            "a\u{3000}", "\x0b\x0cq\x0c",
+            "",
+            " ",
+            "\t a b \r",
+            "x",
+            "\u{a0}x\u{a0}",
+            " \u{2003}y ",
+            "é",
+            " é ",
+            "\u{85}",
+            "a\u{3000}",
+            "\x0b\x0cq\x0c",
         ] {
             assert_eq!(trim(s), s.trim(), "{s:?}");
         }
