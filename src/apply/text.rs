@@ -249,7 +249,7 @@ impl Key {
 /// `line.trim()`, faster on the usual line: ASCII whitespace is skipped
 /// byte by byte, and `str::trim` (Unicode's whitespace) decides only when
 /// the first byte kept on either side is not ASCII.
-pub fn trim(line: &str) -> &str {
+fn trim(line: &str) -> &str {
     let b = line.as_bytes();
     let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
     let start = b.iter().position(|&c| !space(c)).unwrap_or(b.len());
