@@ -575,4 +575,15 @@ fn translator_refuses_what_lark_cannot_say() {
     )
     .unwrap();
     assert!(ok.ends_with("start: a\na: \"a\"\n"), "{ok}");
+    // An atomic rule marked `lark: a rule` stays a rule; what it reaches
+    // is a terminal only where it was one already.
+    let ok = lark::export(
+        "start = { body }\n/// lark: a rule\nbody = @{ line+ ~ end }\nline = @{ \"+\" ~ \"\\n\" }\nend = { \"$\" }",
+        "start",
+    )
+    .unwrap();
+    assert!(
+        ok.ends_with("start: body\nbody: LINE+ end\nLINE: \"+\\n\"\nend: \"$\"\n"),
+        "{ok}"
+    );
 }

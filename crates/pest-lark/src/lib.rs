@@ -11,6 +11,9 @@
 //!
 //! - Atomic rules (`@{}`, `${}`) and every rule they reach become Lark
 //!   terminals; the others become Lark rules. A terminal cannot recurse.
+//!   An atomic rule whose doc comment says `lark: a rule` is exported as a
+//!   rule: with implicit whitespace refused, atomicity changes only which
+//!   tokens pest keeps (one for the whole match), never the language.
 //! - `!(c1 | c2 | 'a'..'z') ~ ANY` becomes a negated character class.
 //!   Any other lookahead is refused, unless the rule's doc comment says
 //!   `lark: lookahead only disambiguates` and explains why dropping it
@@ -55,6 +58,7 @@ impl std::error::Error for ExportError {}
 
 const OMIT: &str = "lark: omit";
 const DROP_LOOKAHEAD: &str = "lark: lookahead only disambiguates";
+const AS_RULE: &str = "lark: a rule";
 
 struct Def {
     expr: Expr,
@@ -178,7 +182,8 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
     for rule in rules {
         let doc = docs.get(&rule.name).map(String::as_str).unwrap_or("");
         let def = Def {
-            atomic: matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic),
+            atomic: matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic)
+                && !doc.lines().any(|l| l.starts_with(AS_RULE)),
             omit: doc.lines().any(|l| l.starts_with(OMIT)),
             drop_lookahead: doc.lines().any(|l| l.starts_with(DROP_LOOKAHEAD)),
             expr: rule.expr,

@@ -217,9 +217,16 @@ impl<'t> Lowering<'t, Ap<'t>> {
     fn value_lines(&mut self, value: Option<Pair<'t, Rule>>) -> Vec<Line<'t>> {
         let mut lines = vec![];
         let mut fenced = false;
-        for line in value.into_iter().flat_map(|v| v.into_inner()) {
-            let span = self.line_span(&line);
-            let text = line.as_str().strip_suffix('\n').unwrap_or(line.as_str());
+        // A value is one token (its rule is atomic); every line in it ends
+        // with `\n`, which the grammar's line rules require.
+        let (mut start, text) = match &value {
+            Some(v) => (self.base + v.as_span().start(), v.as_str()),
+            None => (self.base, ""),
+        };
+        for line in text.split_inclusive('\n') {
+            let text = &line[..line.len() - 1];
+            let span = Span::new(start, start + text.len());
+            start += line.len();
             let t = text.trim_start();
             if t.starts_with("```") || t.starts_with("~~~") {
                 fenced = !fenced;

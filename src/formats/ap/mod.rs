@@ -205,6 +205,21 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
 }
 
 /// The grammar rules in the parse tree of `text`, or `None` when it does not parse.
+///
+/// A value is one token (its rule is atomic), so the line rules inside it
+/// are not in the tree. The one among them the export omits matters:
+/// a value line that `value_line` refuses is a `foreign_line`.
 pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
-    ApParser::parse(Rule::patch, text).ok().map(rule_names)
+    let pairs = ApParser::parse(Rule::patch, text).ok()?;
+    let foreign = pairs.clone().flatten().any(|p| {
+        blocks::is_value(p.as_rule())
+            && p.as_str()
+                .split_inclusive('\n')
+                .any(|line| ApParser::parse(Rule::value_line, line).is_err())
+    });
+    let mut names = rule_names(pairs);
+    if foreign {
+        names.insert(format!("{:?}", Rule::foreign_line));
+    }
+    Some(names)
 }
