@@ -224,7 +224,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             None => (self.base, ""),
         };
         for line in text.split_inclusive('\n') {
-            let text = &line[..line.len() - 1];
+            let text = line.strip_suffix('\n').unwrap_or(line);
             let span = Span::new(start, start + text.len());
             start += line.len();
             let t = text.trim_start();
