@@ -586,4 +586,16 @@ fn translator_refuses_what_lark_cannot_say() {
         ok.ends_with("start: body\nbody: LINE+ end\nLINE: \"+\\n\"\nend: \"$\"\n"),
         "{ok}"
     );
+    // One marked `lark: inline` is written where it is used, and an
+    // omitted probe after it disappears.
+    let ok = lark::export(
+        "start = { \"@\" ~ (body ~ probe? | probe) }\n/// lark: inline\nbody = @{ line+ }\nline = @{ \"+\" ~ \"\\n\" }\n/// lark: omit\nprobe = _{ line }",
+        "start",
+    )
+    .unwrap();
+    assert!(ok.ends_with("start: \"@\" LINE+\nLINE: \"+\\n\"\n"), "{ok}");
+    refused(
+        "start = { a }\n/// lark: inline\na = @{ b }\n/// lark: inline\nb = @{ \"x\" }",
+        "a",
+    );
 }

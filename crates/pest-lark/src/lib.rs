@@ -13,7 +13,9 @@
 //!   terminals; the others become Lark rules. A terminal cannot recurse.
 //!   An atomic rule whose doc comment says `lark: a rule` is exported as a
 //!   rule: with implicit whitespace refused, atomicity changes only which
-//!   tokens pest keeps (one for the whole match), never the language.
+//!   tokens pest keeps (one for the whole match), never the language. One
+//!   that says `lark: inline` is written out where it is used, as if the
+//!   grammar had never named it (it cannot refer to itself).
 //! - `!(c1 | c2 | 'a'..'z') ~ ANY` becomes a negated character class.
 //!   Any other lookahead is refused, unless the rule's doc comment says
 //!   `lark: lookahead only disambiguates` and explains why dropping it
@@ -59,10 +61,12 @@ impl std::error::Error for ExportError {}
 const OMIT: &str = "lark: omit";
 const DROP_LOOKAHEAD: &str = "lark: lookahead only disambiguates";
 const AS_RULE: &str = "lark: a rule";
+const INLINE: &str = "lark: inline";
 
 struct Def {
     expr: Expr,
     atomic: bool,
+    inline: bool,
     omit: bool,
     drop_lookahead: bool,
 }
@@ -78,7 +82,7 @@ pub fn export_with(
     start: &str,
     stack: Option<&str>,
 ) -> Result<String, ExportError> {
-    let defs = load(pest_src)?;
+    let defs = inline(load(pest_src)?)?;
     if !defs.contains_key(start) {
         return Err(err(start, "the start rule is not defined"));
     }
@@ -183,12 +187,43 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
         let doc = docs.get(&rule.name).map(String::as_str).unwrap_or("");
         let def = Def {
             atomic: matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic)
-                && !doc.lines().any(|l| l.starts_with(AS_RULE)),
+                && !doc
+                    .lines()
+                    .any(|l| l.starts_with(AS_RULE) || l.starts_with(INLINE)),
+            inline: doc.lines().any(|l| l.starts_with(INLINE)),
             omit: doc.lines().any(|l| l.starts_with(OMIT)),
             drop_lookahead: doc.lines().any(|l| l.starts_with(DROP_LOOKAHEAD)),
             expr: rule.expr,
         };
         defs.insert(rule.name, def);
+    }
+    Ok(defs)
+}
+
+/// The grammar with every `lark: inline` rule written out where it is
+/// used, and gone as a rule.
+fn inline(mut defs: BTreeMap<String, Def>) -> Result<BTreeMap<String, Def>, ExportError> {
+    let inlined: BTreeMap<String, Expr> = defs
+        .iter()
+        .filter(|(_, d)| d.inline)
+        .map(|(n, d)| (n.clone(), d.expr.clone()))
+        .collect();
+    for (name, expr) in &inlined {
+        let mut used = vec![];
+        idents(expr, &mut used);
+        if let Some(other) = used.iter().find(|u| inlined.contains_key(*u)) {
+            return Err(err(
+                name,
+                &format!("an inlined rule refers to the inlined `{other}`"),
+            ));
+        }
+    }
+    defs.retain(|_, d| !d.inline);
+    for def in defs.values_mut() {
+        def.expr = def.expr.clone().map_bottom_up(|e| match e {
+            Expr::Ident(name) if inlined.contains_key(&name) => inlined[&name].clone(),
+            other => other,
+        });
     }
     Ok(defs)
 }

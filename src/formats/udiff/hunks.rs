@@ -42,7 +42,7 @@ impl<'a> Lowering<'a, Udiff> {
             Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
             span,
         );
-        let trailing_empty = self.hunk_body(&mut edit, inner);
+        let trailing_empty = self.hunk_body(&mut edit, inner.next());
         self.drop_separator(&mut edit, old_count, &trailing_empty);
         self.check_counts(&edit, header_span, old_count, new_count);
         edit.locator.at_eof = edit.old_no_eol;
@@ -73,21 +73,24 @@ impl<'a> Lowering<'a, Udiff> {
             );
     }
 
-    /// The hunk's lines into `edit`; returns the spans of the empty lines
-    /// at its end.
-    fn hunk_body(&mut self, edit: &mut Edit<'a>, lines: Pairs<'a, Rule>) -> Vec<Span> {
+    /// The hunk's lines (`body`, one token) into `edit`; returns the spans
+    /// of the empty lines at its end.
+    fn hunk_body(&mut self, edit: &mut Edit<'a>, body: Option<Pair<'a, Rule>>) -> Vec<Span> {
         // Which side the previous line was on, for `\ No newline`.
         let mut last: Option<Rule> = None;
         let mut trailing_empty: Vec<Span> = vec![];
-        for line in lines {
-            let rule = line.as_rule();
-            let lspan = self.line_span(&line);
+        let (mut at, lines) =
+            body.map_or((0, ""), |b| (self.base + b.as_span().start(), b.as_str()));
+        for line in lines.split_inclusive('\n') {
+            let rule = line_rule(line);
+            let lspan = Span::new(at, at + line.len() - usize::from(line.ends_with('\n')));
+            at += line.len();
             // A body line is its one-byte prefix, its text and `\n`. The
             // text of a CRLF line loses its `\r` (the file's line ends
             // decide the match), except an added line's: when any line of
             // the file's hunks shows a `\r`, the diff is byte-exact and
             // added lines keep their own line ends (`Edit::own_eol`).
-            let (text, cr) = prefixed_text(line.as_str(), rule == Rule::added_line);
+            let (text, cr) = prefixed_text(line, rule == Rule::added_line);
             edit.own_eol |= cr;
             let content = Line {
                 text: Cow::Borrowed(text),
@@ -195,4 +198,16 @@ fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
     };
     let start = next().unwrap_or(0);
     (start, next())
+}
+
+/// The line rule that matched `line` in a hunk body: the grammar gives each
+/// its own first byte (an empty line is its `\n` alone).
+fn line_rule(line: &str) -> Rule {
+    match line.as_bytes().first() {
+        Some(b' ') => Rule::context_line,
+        Some(b'+') => Rule::added_line,
+        Some(b'-') => Rule::removed_line,
+        Some(b'\\') => Rule::no_newline_line,
+        _ => Rule::empty_line,
+    }
 }
