@@ -852,3 +852,36 @@ fn a_journal_that_is_not_ours_stops_recovery() {
         "mine\n"
     );
 }
+
+/// A `--- ` line in a deleted file's hunk is a removed line unless it
+/// starts the next file, which the parser settles by looking ahead into
+/// that file's hunks. Found by the fuzzer (`parse_udiff`): a lookahead that
+/// repeated itself at every file it looked into took exponential time in
+/// the number of such files (24 took over 30 s). 200 must lint in
+/// moments; the limit only stops a hang.
+#[test]
+fn nested_file_headers_parse_in_linear_time() {
+    let block = "--- a/old.md\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-x\n";
+    let dir = tempfile::tempdir().unwrap();
+    let patch = dir.path().join("nested.diff");
+    fs::write(&patch, block.repeat(200)).unwrap();
+    let mut child = bin()
+        .args(["lint", "--format", "udiff", "--json"])
+        .arg(&patch)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("lint of 200 nested deleted files did not finish in 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The same file 200 times: refused for that, not for its syntax.
+    assert_eq!(json["error"]["code"], "duplicate_file_patch", "{json}");
+}
