@@ -26,6 +26,10 @@ pub fn render_plain(diags: &[Diagnostic], patch_name: &str, patch_text: &str) ->
 /// Writes `diags` to stderr, in colour only on a terminal without `NO_COLOR`.
 pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str) {
     use std::io::IsTerminal;
+    // Nothing to show: no copy of the patch, no index of its lines.
+    if diags.is_empty() {
+        return;
+    }
     let color = std::io::stderr().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let choice = if color {

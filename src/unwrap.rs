@@ -280,9 +280,15 @@ fn mail_signature(text: &str, first: usize, last: usize) -> Option<usize> {
 
 /// Text after a format's closing line (`*** End Patch`): where it starts.
 fn tail_after_line(text: &str, first: usize, last: usize, end: &str) -> Option<usize> {
-    let close = lines(text, first, last)
-        .filter(|l| text[l.start..l.end].trim_end() == end)
-        .last()?;
+    // The last closing line, sought from the end, where it nearly always is
+    // (a forward search read every line of a large patch).
+    let starts = memchr::memrchr_iter(b'\n', &text.as_bytes()[first..last])
+        .map(|i| first + i + 1)
+        .filter(|&s| s < last)
+        .chain(std::iter::once(first));
+    let close = starts
+        .map(|s| Span::line_at(text, s))
+        .find(|l| text[l.start..l.end].trim_end() == end)?;
     let rest = &text[(close.end + 1).min(last)..last];
     (!rest.trim().is_empty()).then_some(close.end + 1)
 }
@@ -364,4 +370,33 @@ fn hunk_counts(header: &str) -> Option<(usize, usize)> {
         }
     };
     Some((count(ranges.next(), '-')?, count(ranges.next(), '+')?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tail_after_line;
+
+    #[test]
+    fn the_tail_starts_after_the_last_closing_line() {
+        let end = "*** End Patch";
+        let at = |text: &str| tail_after_line(text, 0, text.len(), end);
+        // Prose after the marker, the marker padded with spaces.
+        let text = "*** Begin Patch\n*** End Patch  \nThanks!\n";
+        assert_eq!(at(text), Some(text.find("Thanks").unwrap()));
+        // The last marker counts; the text between two is the patch's.
+        let text = "*** End Patch\n+x\n*** End Patch\nbye\n";
+        assert_eq!(at(text), Some(text.find("bye").unwrap()));
+        // Nothing after it, only blank lines after it, or no marker at all.
+        assert_eq!(at("*** Begin Patch\n*** End Patch\n"), None);
+        assert_eq!(at("*** Begin Patch\n*** End Patch\n\n  \n"), None);
+        assert_eq!(at("*** Begin Patch\n+x\n"), None);
+        // A marker on the first line, and a window that starts past one.
+        assert_eq!(at("*** End Patch\nok\n"), Some(14));
+        let text = "*** End Patch\nkeep\n*** End Patch\ncut\n";
+        assert_eq!(
+            tail_after_line(text, 14, text.len(), end),
+            Some(text.find("cut").unwrap())
+        );
+        assert_eq!(tail_after_line(text, 14, 19, end), None);
+    }
 }
