@@ -69,7 +69,9 @@ pub(super) fn locator_key(m: &Modification) -> Option<String> {
 pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
     let keys: Vec<Option<String>> = mods.iter().map(locator_key).collect();
     // Counted once per file: comparing every pair is quadratic in modifications.
-    let mut uses: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    // foldhash, as for the line index: SipHash over every snippet cost more.
+    let mut uses: std::collections::HashMap<&str, usize, foldhash::fast::FixedState> =
+        std::collections::HashMap::default();
     for k in keys.iter().flatten() {
         *uses.entry(k).or_default() += 1;
     }
