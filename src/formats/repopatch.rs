@@ -459,7 +459,8 @@ impl<'a> Lowering<'a, Repopatch> {
     /// ("new", of operation `what`), reporting each line written the other
     /// way: blank lines are read with a warning, anything else is an error.
     fn block_lines(&mut self, block: Pair<'a, Rule>, side: &str, what: &str) -> Vec<Line<'a>> {
-        let mut lines = vec![];
+        let mut lines =
+            Vec::with_capacity(memchr::memchr_iter(b'\n', block.as_str().as_bytes()).count());
         for p in block.into_inner() {
             let span = self.line_span(&p);
             let rule = p.as_rule();

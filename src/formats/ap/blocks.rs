@@ -215,7 +215,6 @@ impl<'t> Lowering<'t, Ap<'t>> {
 
     /// The lines of a `value`, checked for drifted directives outside fences.
     fn value_lines(&mut self, value: Option<Pair<'t, Rule>>) -> Vec<Line<'t>> {
-        let mut lines = vec![];
         let mut fenced = false;
         // A value is one token (its rule is atomic); every line in it ends
         // with `\n`, which the grammar's line rules require.
@@ -223,6 +222,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             Some(v) => (self.base + v.as_span().start(), v.as_str()),
             None => (self.base, ""),
         };
+        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count());
         for line in text.split_inclusive('\n') {
             let text = line.strip_suffix('\n').unwrap_or(line);
             let span = Span::new(start, start + text.len());

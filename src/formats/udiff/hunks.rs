@@ -36,13 +36,20 @@ impl<'a> Lowering<'a, Udiff> {
             return Err(Reported);
         };
 
+        let body = inner.next();
+        // Room for the lines the header counts, never more than the body
+        // has (a count is only a claim): no growing a line at a time.
+        let lines = body.as_ref().map_or(0, |b| {
+            memchr::memchr_iter(b'\n', b.as_str().as_bytes()).count()
+        });
+        let room = |count: Option<usize>| count.unwrap_or(lines).min(lines);
         let mut edit = Edit::replace(
-            vec![],
-            vec![],
+            Vec::with_capacity(room(old_count)),
+            Vec::with_capacity(room(new_count)),
             Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
             span,
         );
-        let trailing_empty = self.hunk_body(&mut edit, inner.next());
+        let trailing_empty = self.hunk_body(&mut edit, body);
         self.drop_separator(&mut edit, old_count, &trailing_empty);
         self.check_counts(&edit, header_span, old_count, new_count);
         edit.locator.at_eof = edit.old_no_eol;
