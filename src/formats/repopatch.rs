@@ -43,10 +43,11 @@ fn rule_name(rule: &Rule) -> String {
         Rule::delete | Rule::delete_kw => "`DELETE`",
         Rule::createfile | Rule::createfile_kw => "`CREATEFILE`",
         Rule::deletefile | Rule::deletefile_kw => "`DELETEFILE`",
-        Rule::old_block | Rule::old_line | Rule::bare_dash | Rule::dot_in_old => {
+        Rule::old_block | Rule::old_run | Rule::old_line | Rule::bare_dash | Rule::dot_in_old => {
             "an old/anchor line `- TEXT`"
         }
         Rule::new_block
+        | Rule::new_run
         | Rule::new_line
         | Rule::bare_dot
         | Rule::dash_in_new
@@ -71,7 +72,7 @@ fn syntax_hint(expected: &[Rule]) -> &'static str {
     let has = |r: Rule| expected.contains(&r);
     if has(Rule::separator) || has(Rule::missing_separator) {
         "put `---` alone on a line between the `- ` block and the `. ` block"
-    } else if has(Rule::new_line) || has(Rule::new_block) {
+    } else if has(Rule::new_line) || has(Rule::new_run) || has(Rule::new_block) {
         "write the lines to insert as a new block: each `. ` and the line (`. ` alone for a blank line)"
     } else if has(Rule::patch_close) {
         "end every `PATCH` with `ENDPATCH`; inside it, operations are `INSERT BEFORE`, `INSERT AFTER`, \
@@ -462,10 +463,20 @@ impl<'a> Lowering<'a, Repopatch> {
         let mut lines =
             Vec::with_capacity(memchr::memchr_iter(b'\n', block.as_str().as_bytes()).count());
         for p in block.into_inner() {
-            let span = self.line_span(&p);
             let rule = p.as_rule();
+            if let Rule::old_run | Rule::new_run = rule {
+                let mut at = self.span(&p).start;
+                for line in p.as_str().split_inclusive('\n') {
+                    lines.push(Line {
+                        text: content(line, 2).into(),
+                        span: Span::new(at, at + line.len() - 1),
+                    });
+                    at += line.len();
+                }
+                continue;
+            }
+            let span = self.line_span(&p);
             let text = match rule {
-                Rule::old_line | Rule::new_line => content(p.as_str(), 2),
                 Rule::bare_dash | Rule::bare_dot => {
                     let prefix = &p.as_str()[..1];
                     self.blank_slip(span, side, &format!("as `{prefix}` without its space"));
