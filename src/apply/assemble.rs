@@ -122,14 +122,7 @@ impl Out<'_, '_> {
     /// without an ending gets one (more text follows it).
     fn original(&mut self, from: usize, to: usize, then_eol: bool) {
         let file = self.file;
-        let n = file.len();
-        let start = |i: usize| {
-            if i < n {
-                file.span_of(i, i).0
-            } else {
-                file.text.len()
-            }
-        };
+        let start = |i: usize| file.start(i);
         if from >= to {
             return;
         }
@@ -141,6 +134,18 @@ impl Out<'_, '_> {
             return;
         }
         for i in from..to {
+            // The usual line: already ends as it should, with nothing to strip.
+            let raw = file.raw(i);
+            let ready = raw.strip_suffix(self.eol).is_some_and(|line| {
+                let last = line.as_bytes().last().copied();
+                let crlf = self.eol == "\n" && last == Some(b'\r');
+                let trailing = self.strip && matches!(last, Some(b' ' | b'\t'));
+                !crlf && !trailing
+            });
+            if ready {
+                self.b.push_original(start(i), start(i + 1));
+                continue;
+            }
             let line = file.line(i);
             let kept = if self.strip {
                 line.trim_end_matches([' ', '\t'])

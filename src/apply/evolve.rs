@@ -333,18 +333,10 @@ impl<'f, 'p> Evolving<'f, 'p> {
     fn write_out(&self, out: &mut Builder<'p, '_>, mut line: impl FnMut(u32)) {
         let file = self.file;
         let n = file.len();
-        let text = file.text;
         let dominant: &'static str = if n > 0 && file.eol(0) == "\r\n" {
             "\r\n"
         } else {
             "\n"
-        };
-        let start = |i: usize| {
-            if i < n {
-                file.span_of(i, i).0
-            } else {
-                text.len()
-            }
         };
         out.push_original(0, file.prefix_len());
         let mut at = self.head;
@@ -354,8 +346,9 @@ impl<'f, 'p> Evolving<'f, 'p> {
             let src = self.src(at);
             if src & TEXT == 0 {
                 let i = src as usize;
-                out.push_original(start(i), start(i + 1));
-                if file.eol(i).is_empty() {
+                out.push_original(file.start(i), file.start(i + 1));
+                // Only the last line can lack an ending.
+                if i + 1 == n && file.eol(i).is_empty() {
                     out.push_text(dominant);
                 }
             } else {

@@ -156,6 +156,11 @@ impl<'a> FileText<'a> {
         self.len() == 0
     }
 
+    /// Where line `i` starts; the text's end for `i >= len()`.
+    pub fn start(&self, i: usize) -> usize {
+        self.starts[i.min(self.len())] as usize
+    }
+
     /// Line `i` with its ending.
     pub fn raw(&self, i: usize) -> &'a str {
         &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
