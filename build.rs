@@ -13,8 +13,22 @@ const GRAMMARS: &[(&str, &str)] = &[
     ("ap", "patch"),
 ];
 
+/// Stands for the patch ID in `$OUT_DIR/ap-bound.lark`, ap's export bound to
+/// one ID (`grammar ap --id HEX8`), which the library fills in. So the
+/// exporter, and with it `pest_meta` and pest's `std` feature, is needed
+/// only here, not at run time (see `Cargo.toml`).
+const AP_ID_SLOT: &str = "@PATCH_ID@";
+
 fn main() {
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    println!("cargo:rustc-env=GP_AP_ID_SLOT={AP_ID_SLOT}");
+    let ap = std::fs::read_to_string("grammars/ap.pest").expect("grammars/ap.pest");
+    match lark::export_with(&ap, "patch", Some(AP_ID_SLOT)) {
+        Ok(text) => {
+            std::fs::write(format!("{out_dir}/ap-bound.lark"), text).expect("write Lark grammar")
+        }
+        Err(e) => panic!("grammars/ap.pest: cannot export to Lark: {e}"),
+    }
     for (format, start) in GRAMMARS {
         let path = format!("grammars/{format}.pest");
         println!("cargo:rerun-if-changed={path}");

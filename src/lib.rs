@@ -20,14 +20,15 @@
 
 #![deny(missing_docs)]
 
+// pest_derive without `std` (see Cargo.toml) names `alloc` in what it generates.
+extern crate alloc;
+
 // The library's surface: the pipeline below, and these modules.
 pub mod agent;
 pub mod apply;
 pub mod diagnostics;
 pub mod error;
 pub mod formats;
-/// The Lark exporter, the workspace's `pest-lark` crate.
-pub use pest_lark as lark;
 pub mod lossless;
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -54,16 +54,31 @@ struct Result<'a> {
     ignored_metadata: &'a [String],
 }
 
-/// 1-based line of a byte offset.
-pub fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
+/// The 1-based line of a byte offset of the patch. The line ends are found
+/// once, on the first question (a patch with 20,000 diagnostics counted
+/// them from the start for each, quadratic), and not at all without one.
+struct LineNumbers<'t> {
+    text: &'t str,
+    ends: std::cell::OnceCell<Vec<usize>>,
 }
 
-fn diagnostic<'a>(d: &'a Diagnostic, text: &str) -> JsonDiagnostic<'a> {
+impl<'t> LineNumbers<'t> {
+    fn new(text: &'t str) -> Self {
+        LineNumbers {
+            text,
+            ends: Default::default(),
+        }
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        let ends = self
+            .ends
+            .get_or_init(|| memchr::memchr_iter(b'\n', self.text.as_bytes()).collect());
+        ends.partition_point(|&e| e < offset) + 1
+    }
+}
+
+fn diagnostic<'a>(d: &'a Diagnostic, text: &LineNumbers) -> JsonDiagnostic<'a> {
     JsonDiagnostic {
         severity: match d.severity {
             Severity::Error => "error",
@@ -71,7 +86,7 @@ fn diagnostic<'a>(d: &'a Diagnostic, text: &str) -> JsonDiagnostic<'a> {
         },
         code: d.code.as_str(),
         message: &d.message,
-        patch_line: d.span.map(|s| line_of(text, s.start)),
+        patch_line: d.span.map(|s| text.line_of(s.start)),
         path: d.path.as_deref(),
         hint: d.hint.as_deref(),
         notes: &d.notes,
@@ -85,7 +100,7 @@ pub fn to_json(outcome: &Outcome) -> String {
 
 /// The same object as a JSON value (keys in the contract's order).
 pub fn to_value(outcome: &Outcome) -> serde_json::Value {
-    let text = &outcome.text;
+    let text = &LineNumbers::new(&outcome.text);
     let format = outcome.format.map(|f| f.name());
     let failed = outcome.diagnostics.iter().position(Diagnostic::is_error);
     let error = failed.map(|i| {
@@ -94,7 +109,7 @@ pub fn to_value(outcome: &Outcome) -> serde_json::Value {
             code: e.code.as_str(),
             message: &e.message,
             path: e.path.as_deref(),
-            patch_line: e.span.map(|s| line_of(text, s.start)),
+            patch_line: e.span.map(|s| text.line_of(s.start)),
             hint: e.hint.as_deref(),
             notes: &e.notes,
         }

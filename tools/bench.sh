@@ -13,7 +13,7 @@ cd "$HERE"
 if [ "$(uname -sm)" = "Linux x86_64" ] && cargo dist --quiet 2>/dev/null; then
   bin="$HERE/target/x86_64-unknown-linux-gnu/release/grammar-patch"
 else
-  cargo build --release --quiet
+  cargo build --release --quiet --package grammar-patch
   bin="$HERE/target/release/grammar-patch"
 fi
 mkdir -p /tmp/gp-bench

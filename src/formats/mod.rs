@@ -94,11 +94,15 @@ impl Format {
         id: Option<&str>,
     ) -> Result<std::borrow::Cow<'static, str>, String> {
         match (self, id) {
-            (Format::Ap, Some(id)) => {
-                crate::lark::export_with(self.pest_grammar(), "patch", Some(id))
-                    .map(std::borrow::Cow::Owned)
-                    .map_err(|e| format!("{e:?}"))
+            (Format::Ap, Some(id)) if crate::agent::is_patch_id(id) => {
+                // Exported at build time with a slot for the ID (build.rs).
+                let slot = format!("\"{}\"", env!("GP_AP_ID_SLOT"));
+                let bound = include_str!(concat!(env!("OUT_DIR"), "/ap-bound.lark"));
+                Ok(std::borrow::Cow::Owned(
+                    bound.replace(&slot, &format!("\"{id}\"")),
+                ))
             }
+            (Format::Ap, Some(id)) => Err(format!("`{id}` is not a patch ID (8 hex digits)")),
             _ => Ok(std::borrow::Cow::Borrowed(self.lark_grammar())),
         }
     }

@@ -9,11 +9,11 @@
 use std::path::Path;
 
 use grammar_patch::formats::{self, Format};
-use grammar_patch::lark;
 use grammar_patch::unwrap::unwrap;
 use llguidance::api::TopLevelGrammar;
 use llguidance::toktrie::ApproximateTokEnv;
 use llguidance::{Matcher, ParserFactory};
+use pest_lark as lark;
 use proptest::prelude::*;
 
 use super::fixtures::cases;
@@ -543,6 +543,42 @@ proptest! {
         let errors: Vec<_> = outcome.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect();
         prop_assert!(errors.is_empty(), "rejected: {:?}\n{}", errors, text);
     }
+}
+
+/// pest parses without its stack guard (Cargo.toml), which is safe only
+/// while no rule can reach itself: a recursive rule nests as deep as its
+/// input does, and a deep enough input would overflow the stack. The
+/// check itself is checked on grammars that do recurse.
+#[test]
+fn no_rule_of_any_grammar_is_recursive() {
+    for format in supported() {
+        assert_eq!(
+            lark::recursive_rules(format.pest_grammar()).unwrap(),
+            Vec::<String>::new(),
+            "{format}"
+        );
+    }
+    let recursive = |src: &str| lark::recursive_rules(src).unwrap();
+    assert_eq!(recursive("a = { \"(\" ~ a? ~ \")\" }"), ["a"]);
+    assert_eq!(
+        recursive("s = { a }\na = { \"x\" ~ !b }\nb = _{ c* }\nc = { a | \"y\" }"),
+        ["a", "b", "c"]
+    );
+    assert!(recursive("s = { a ~ a }\na = { \"x\" }").is_empty());
+}
+
+/// `grammar ap --id HEX8` fills the ID into an export made at build time;
+/// it must be what the exporter makes for that ID.
+#[test]
+fn the_id_bound_ap_export_is_the_exporters() {
+    for id in ["3d7e1a90", "00000000", "ffffffff", "DEADbeef"] {
+        assert_eq!(
+            *Format::Ap.lark_grammar_for(Some(id)).unwrap(),
+            lark::export_with(Format::Ap.pest_grammar(), "patch", Some(id)).unwrap(),
+            "{id}"
+        );
+    }
+    assert!(Format::Ap.lark_grammar_for(Some("@PATCH_ID@")).is_err());
 }
 
 #[test]

@@ -147,6 +147,38 @@ pub fn omitted_rules(pest_src: &str) -> Result<Vec<String>, ExportError> {
         .collect())
 }
 
+/// The rules that can reach themselves, in name order. A parser of a
+/// grammar without any nests its calls only as deep as the grammar is, never
+/// as deep as its input, so it needs no guard against the native stack
+/// running out.
+pub fn recursive_rules(pest_src: &str) -> Result<Vec<String>, ExportError> {
+    let defs = load(pest_src)?;
+    let calls = |name: &str| {
+        let mut out = vec![];
+        if let Some(def) = defs.get(name) {
+            idents(&def.expr, &mut out);
+        }
+        out
+    };
+    Ok(defs
+        .keys()
+        .filter(|&start| {
+            let mut seen = BTreeSet::new();
+            let mut stack = calls(start);
+            while let Some(name) = stack.pop() {
+                if name == *start {
+                    return true;
+                }
+                if seen.insert(name.clone()) {
+                    stack.extend(calls(&name));
+                }
+            }
+            false
+        })
+        .cloned()
+        .collect())
+}
+
 fn err(rule: &str, message: &str) -> ExportError {
     ExportError {
         rule: rule.to_string(),
