@@ -22,21 +22,20 @@ const AP_ID_SLOT: &str = "@PATCH_ID@";
 fn main() {
     let out_dir = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     println!("cargo:rustc-env=GP_AP_ID_SLOT={AP_ID_SLOT}");
-    let ap = std::fs::read_to_string("grammars/ap.pest").expect("grammars/ap.pest");
-    match lark::export_with(&ap, "patch", Some(AP_ID_SLOT)) {
-        Ok(text) => {
-            std::fs::write(format!("{out_dir}/ap-bound.lark"), text).expect("write Lark grammar")
-        }
-        Err(e) => panic!("grammars/ap.pest: cannot export to Lark: {e}"),
-    }
     for (format, start) in GRAMMARS {
         let path = format!("grammars/{format}.pest");
         println!("cargo:rerun-if-changed={path}");
         let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        match lark::export(&src, start) {
-            Ok(text) => std::fs::write(format!("{out_dir}/{format}.lark"), text)
-                .expect("write Lark grammar"),
-            Err(e) => panic!("{path}: cannot export to Lark: {e}"),
+        let mut exports = vec![(format.to_string(), None)];
+        if *format == "ap" {
+            exports.push(("ap-bound".to_string(), Some(AP_ID_SLOT)));
+        }
+        for (name, id) in exports {
+            match lark::export_with(&src, start, id) {
+                Ok(text) => std::fs::write(format!("{out_dir}/{name}.lark"), text)
+                    .expect("write Lark grammar"),
+                Err(e) => panic!("{path}: cannot export to Lark: {e}"),
+            }
         }
     }
 }

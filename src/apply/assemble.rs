@@ -122,28 +122,29 @@ impl Out<'_, '_> {
     /// without an ending gets one (more text follows it).
     fn original(&mut self, from: usize, to: usize, then_eol: bool) {
         let file = self.file;
-        let start = |i: usize| file.start(i);
         if from >= to {
             return;
         }
         if !self.whole {
-            self.b.push_original(start(from), start(to));
+            self.b.push_original(file.start(from), file.start(to));
             if then_eol && file.eol(to - 1).is_empty() {
                 self.b.push_text(self.eol);
             }
             return;
         }
         for i in from..to {
-            // The usual line: already ends as it should, with nothing to strip.
-            let raw = file.raw(i);
-            let ready = raw.strip_suffix(self.eol).is_some_and(|line| {
+            // Already as it should be (its ending is `eol`, read from the
+            // raw line, and nothing to strip): joins the original range
+            // before it.
+            let ready = file.raw(i).strip_suffix(self.eol).is_some_and(|line| {
                 let last = line.as_bytes().last().copied();
                 let crlf = self.eol == "\n" && last == Some(b'\r');
                 let trailing = self.strip && matches!(last, Some(b' ' | b'\t'));
                 !crlf && !trailing
             });
+            let s = file.start(i);
             if ready {
-                self.b.push_original(start(i), start(i + 1));
+                self.b.push_original(s, file.start(i + 1));
                 continue;
             }
             let line = file.line(i);
@@ -152,12 +153,6 @@ impl Out<'_, '_> {
             } else {
                 line
             };
-            let s = start(i);
-            if kept.len() == line.len() && file.eol(i) == self.eol {
-                // Already as it should be: joins the original range before it.
-                self.b.push_original(s, start(i + 1));
-                continue;
-            }
             self.b.push_original(s, s + kept.len());
             self.b.push_text(self.eol);
         }
