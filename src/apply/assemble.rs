@@ -72,7 +72,7 @@ pub fn assemble<'p>(
                     } else {
                         &line.text
                     };
-                    match &p.indent {
+                    match p.indent.as_deref() {
                         Some(indent) => indent.push(&mut out.b, text),
                         None => out.b.push_text(text),
                     }

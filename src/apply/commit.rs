@@ -16,7 +16,6 @@ use std::borrow::Cow;
 
 use super::fs::{refusal, Refusal};
 use super::journal::{self, Journal, Undo};
-use super::output::slices;
 use super::plan::{Change, Plan, LINK_MODE};
 use super::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic};
@@ -126,8 +125,8 @@ fn step<'p>(
 ) -> Result<(), StepError> {
     match change {
         Change::Create { path, output, mode } => {
-            let chunks = output.chunks();
-            let chunks = slices(&chunks);
+            let bytes = output.bytes();
+            let chunks = bytes.slices();
             let undo = Undo::Remove { path: path.clone() };
             created(path, undo, tree, journal, |t| {
                 t.create(path, &chunks, *mode)
@@ -146,8 +145,8 @@ fn step<'p>(
         }
         Change::Write { path, output, mode } => {
             let original = output.original_bytes();
-            let chunks = output.chunks();
-            let chunks = slices(&chunks);
+            let bytes = output.bytes();
+            let chunks = bytes.slices();
             let undo = Undo::Restore {
                 path: path.clone(),
                 bytes: original.clone(),
@@ -178,8 +177,8 @@ fn step<'p>(
         } => {
             make_parents(to, tree, journal)?;
             let original = output.original_bytes();
-            let chunks = output.chunks();
-            let chunks = slices(&chunks);
+            let bytes = output.bytes();
+            let chunks = bytes.slices();
             if links(tree, from)? > 1 {
                 // The other links keep the old inode and its bytes.
                 logged(journal, tree, to, Undo::Remove { path: to.clone() }, |t| {

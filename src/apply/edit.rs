@@ -73,6 +73,7 @@ impl OpCx<'_> {
         shape: Shape,
     ) -> Step<Pieces<'p>> {
         let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
+        super::find::expect(&file, edits);
         let target_text = OnceCell::new();
         let mut loc = Locating::new(&file, rel, self.policy, &target_text);
         loc.locate_all(edits);

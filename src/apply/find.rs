@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::text::{hash_key, soft_eq, FileText, Key, Region};
-use crate::ir::{Level, Line};
+use crate::ir::{Edit, Hint, Level, Line, RangeEnd};
 
 /// A block as a level compares it: each line's key, blank lines dropped
 /// where the level skips them.
@@ -38,6 +38,48 @@ impl<'b> Want<'b> {
     /// The keys, for comparing two blocks at the same level.
     pub fn keys(&self) -> &[Cow<'b, str>] {
         &self.keys
+    }
+}
+
+/// Tells `file` which keys the edits will look up: those of their old
+/// blocks, anchors and range ends at each edit's first level, the one
+/// every search starts with. The index then files only the lines with
+/// those keys. An edit with a line hint is left out: the exact match at
+/// its hint needs no index, and a hint that misses still finds every line
+/// in the whole-file index.
+pub fn expect(file: &FileText, edits: &[Edit]) {
+    let mut kinds: Vec<(Key, Vec<u64>)> = vec![];
+    for edit in edits {
+        let loc = &edit.locator;
+        let Some(&level) = loc.levels.first() else {
+            continue;
+        };
+        if matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)) {
+            continue;
+        }
+        let kind = Key::at(level);
+        let k = match kinds.iter().position(|(k, _)| *k == kind) {
+            Some(k) => k,
+            None => {
+                kinds.push((kind, vec![]));
+                kinds.len() - 1
+            }
+        };
+        let range_end = match &loc.range_end {
+            Some(RangeEnd::Lines(lines)) => &lines[..],
+            _ => &[],
+        };
+        for block in [
+            &edit.old[..],
+            loc.anchor.as_deref().unwrap_or(&[]),
+            range_end,
+        ] {
+            let want = Want::new(block, level);
+            kinds[k].1.extend(want.keys.iter().map(|key| hash_key(key)));
+        }
+    }
+    for (kind, hashes) in kinds {
+        file.expect(kind, hashes);
     }
 }
 

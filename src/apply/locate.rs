@@ -31,7 +31,8 @@ pub struct Placed {
     pub edit: usize,
     pub blank_first: bool,
     /// Added lines follow the file's indentation (the match ignored it).
-    pub indent: Option<Indent>,
+    /// Boxed: rare, and a placed edit is kept for every edit of a file.
+    pub indent: Option<Box<Indent>>,
 }
 
 /// Why an edit was not placed.
@@ -111,6 +112,7 @@ impl<'a, 'f> Locating<'a, 'f> {
     /// Locates every edit in the original text, in order, and checks that
     /// no two claim the same lines. Failures go to `errors`.
     pub fn locate_all(&mut self, edits: &[Edit]) {
+        self.placed.reserve_exact(edits.len());
         let mut drift: isize = 0;
         for (i, edit) in edits.iter().enumerate() {
             match self.locate(edits, i, drift) {
@@ -251,7 +253,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         let region = self.extend(edit, region)?;
         let placed = self.place(edits, i, region)?;
         Ok(placed.map(|p| Placed {
-            indent: indent.or(p.indent),
+            indent: indent.map(Box::new).or(p.indent),
             ..p
         }))
     }

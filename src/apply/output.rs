@@ -177,14 +177,21 @@ impl<'p> Output<'p> {
     }
 
     /// The content, in order, as text slices.
-    fn texts(&self) -> Vec<&str> {
-        self.pieces.iter().map(|p| self.text(p)).collect()
+    fn texts(&self) -> impl Iterator<Item = &str> + '_ {
+        self.pieces.iter().map(|p| self.text(p))
     }
 
     /// The content, in order, as the bytes to write: the text's own bytes
     /// unless it carries bytes that are not UTF-8 (see [`crate::lossless`]).
-    pub fn chunks(&self) -> Vec<Cow<'_, [u8]>> {
-        self.texts().into_iter().map(lossless::encode).collect()
+    /// When none does (the usual case), one list of slices of the text
+    /// itself, 16 bytes a piece: the commit's peak, where a large edited
+    /// file has tens of thousands of pieces.
+    pub fn bytes(&self) -> Bytes<'_> {
+        if self.texts().all(|t| !lossless::has_escapes(t)) {
+            Bytes::Plain(self.texts().map(str::as_bytes).collect())
+        } else {
+            Bytes::Encoded(self.texts().map(lossless::encode).collect())
+        }
     }
 
     /// The original file's bytes, for the rollback.
@@ -193,7 +200,7 @@ impl<'p> Output<'p> {
     }
 
     pub fn len(&self) -> usize {
-        self.texts().iter().map(|c| c.len()).sum()
+        self.texts().map(str::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -219,18 +226,31 @@ impl<'p> Output<'p> {
 
     /// The content as one string.
     pub fn to_text(&self) -> String {
-        self.texts().concat()
+        self.texts().collect()
     }
 
     /// The content as one buffer of bytes (for the in-memory tree and tests).
     pub fn to_vec(&self) -> Vec<u8> {
-        self.chunks().concat()
+        self.bytes().slices().concat()
     }
 }
 
-/// Borrowed slices of owned-or-borrowed chunks, as a tree writes them.
-pub fn slices<'c>(chunks: &'c [Cow<'_, [u8]>]) -> Vec<&'c [u8]> {
-    chunks.iter().map(AsRef::as_ref).collect()
+/// An output's bytes, as [`Output::bytes`] makes them.
+pub enum Bytes<'a> {
+    /// Slices of the text itself.
+    Plain(Vec<&'a [u8]>),
+    /// Chunks with their escaped bytes restored.
+    Encoded(Vec<Cow<'a, [u8]>>),
+}
+
+impl Bytes<'_> {
+    /// The bytes as slices, as a tree writes them.
+    pub fn slices(&self) -> Cow<'_, [&[u8]]> {
+        match self {
+            Bytes::Plain(s) => Cow::Borrowed(s),
+            Bytes::Encoded(c) => Cow::Owned(c.iter().map(AsRef::as_ref).collect()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ impl Locating<'_, '_> {
         let placed = self.placement(edits, i, region)?;
         Ok(placed.map(|mut p| {
             if self.policy.reindent_dropped && !p.blank_first {
-                p.indent = self.dropped_indent(&edits[i], region);
+                p.indent = self.dropped_indent(&edits[i], region).map(Box::new);
             }
             p
         }))

@@ -48,6 +48,7 @@ impl OpCx<'_> {
                 .path(rel.as_str()),
             );
         }
+        super::find::expect(&file, edits);
         let mut ev = Evolving::new(&file);
         let mut cursor = NIL;
         let mut failed = 0;
@@ -151,7 +152,7 @@ impl OpCx<'_> {
             after,
             run: order[start..end].to_vec(),
             level: Level::Exact,
-            indent: placed.indent,
+            indent: placed.indent.map(|i| *i),
         })
     }
 

@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::collections::HashSet;
 
 use crate::ir::Level;
 
@@ -39,6 +40,19 @@ pub struct FileText<'a> {
     /// `u32` halves the index; the planner refuses files of 4 GiB or more.
     starts: Vec<u32>,
     indexes: [OnceCell<Index>; KEYS],
+    /// Per kind, the hashes the patch is expected to look up, and the
+    /// index of only the lines with those hashes (see [`FileText::expect`]).
+    expected: [OnceCell<Expected>; KEYS],
+}
+
+/// The keys a patch will look up, known before its first lookup, and
+/// the index of just the lines that have them. The whole-file index
+/// costs 8 bytes a line and, while it is built, 4 more; on a large file
+/// edited in a few thousand places, most lines have no key any edit
+/// names, and this index is a fraction of it.
+struct Expected {
+    hashes: HashSet<u64, foldhash::fast::FixedState>,
+    index: OnceCell<Index>,
 }
 /// Every line filed under its key's hash, in buckets by the hash's top
 /// bits: a lookup reads one bucket (two to four lines) instead of
@@ -62,6 +76,13 @@ impl Index {
     /// top 32 bits wait in a list of 4 bytes a line, freed on return
     /// (hashing every line twice instead took a tenth of a large apply).
     fn new(n: usize, hash: impl Fn(usize) -> u64) -> Index {
+        let keys: Vec<u32> = (0..n).map(|i| (hash(i) >> 32) as u32).collect();
+        Index::build(keys.len(), |j| (keys[j], j as u32))
+    }
+
+    /// The index of `n` entries, entry `j` being `entry(j)`: a key's top
+    /// 32 hash bits and its line, lines ascending with `j`.
+    fn build(n: usize, entry: impl Fn(usize) -> (u32, u32)) -> Index {
         // A bucket per two to four lines; `n < 2^32`, so `bits < 32`.
         let bits = n.max(4).ilog2() - 1;
         let bucket = |k: u32| (k >> (32 - bits)) as usize;
@@ -69,23 +90,19 @@ impl Index {
         // bucket `b`'s start, which placing advances to its end: `b`'s
         // start is then at `b`.
         let mut buckets = vec![0u32; (1 << bits) + 2];
-        let keys: Vec<u32> = (0..n)
-            .map(|i| {
-                let k = (hash(i) >> 32) as u32;
-                buckets[bucket(k) + 2] += 1;
-                k
-            })
-            .collect();
+        for j in 0..n {
+            buckets[bucket(entry(j).0) + 2] += 1;
+        }
         for b in 2..buckets.len() {
             buckets[b] += buckets[b - 1];
         }
         let mut entries = vec![(0u32, 0u32); n];
-        for (i, &k) in keys.iter().enumerate() {
-            let slot = &mut buckets[bucket(k) + 1];
-            entries[*slot as usize] = (k, i as u32);
+        for j in 0..n {
+            let e = entry(j);
+            let slot = &mut buckets[bucket(e.0) + 1];
+            entries[*slot as usize] = e;
             *slot += 1;
         }
-        drop(keys);
         buckets.pop();
         // Placed in line order, so a stable sort keeps a hash's lines ascending.
         for w in buckets.windows(2) {
@@ -140,6 +157,7 @@ impl<'a> FileText<'a> {
             text,
             starts,
             indexes: Default::default(),
+            expected: Default::default(),
         }
     }
 
@@ -194,15 +212,56 @@ impl<'a> FileText<'a> {
             .get_or_init(|| Index::new(self.len(), |i| hash_key(&kind.of(self.line(i)))))
     }
 
+    /// Says which hashes of kind `kind` the lookups will ask for (before
+    /// the first of them; a later call is ignored). A lookup of one of
+    /// them reads an index of only the lines with those hashes, built on
+    /// first need; any other hash still gets the whole-file index. Both
+    /// give the same answer.
+    pub fn expect(&self, kind: Key, hashes: impl IntoIterator<Item = u64>) {
+        let _ = self.expected[kind as usize].set(Expected {
+            hashes: hashes.into_iter().collect(),
+            index: OnceCell::new(),
+        });
+    }
+
+    /// The index entries of the lines whose key of kind `kind` hashes to `h`.
+    fn lookup(&self, h: u64, kind: Key) -> &[(u32, u32)] {
+        let full = &self.indexes[kind as usize];
+        if let Some(e) = self.expected[kind as usize].get() {
+            if full.get().is_none() && e.hashes.contains(&h) {
+                return e
+                    .index
+                    .get_or_init(|| self.expected_index(kind, &e.hashes))
+                    .lookup(h);
+            }
+        }
+        self.index(kind).lookup(h)
+    }
+
+    /// The index of the lines whose key of kind `kind` hashes to one of `hashes`.
+    fn expected_index(
+        &self,
+        kind: Key,
+        hashes: &HashSet<u64, foldhash::fast::FixedState>,
+    ) -> Index {
+        let lines: Vec<(u32, u32)> = (0..self.len())
+            .filter_map(|i| {
+                let h = hash_key(&kind.of(self.line(i)));
+                hashes.contains(&h).then_some(((h >> 32) as u32, i as u32))
+            })
+            .collect();
+        Index::build(lines.len(), |j| lines[j])
+    }
+
     /// The lines whose key of kind `kind` hashes to `h`, ascending (a
     /// collision included: compare before trusting one).
     pub fn positions(&self, h: u64, kind: Key) -> impl Iterator<Item = usize> + '_ {
-        self.index(kind).lookup(h).iter().map(|&(_, p)| p as usize)
+        self.lookup(h, kind).iter().map(|&(_, p)| p as usize)
     }
 
     /// How many lines' keys hash to `h`.
     pub fn count(&self, h: u64, kind: Key) -> usize {
-        self.index(kind).lookup(h).len()
+        self.lookup(h, kind).len()
     }
 
     /// Whether line `i` is blank (whitespace only).
@@ -365,6 +424,34 @@ mod tests {
         let trimmed = FileText::new("  a\nb\n\ta \n");
         let at: Vec<usize> = trimmed.positions(hash_key("a"), Key::Trimmed).collect();
         assert_eq!(at, [0, 2]);
+    }
+
+    #[test]
+    fn the_expected_index_answers_as_the_whole_file_index_does() {
+        let text: String = (0..3000)
+            .map(|i| format!("{}line {}\n", " ".repeat(i % 3), i % 11))
+            .collect();
+        let whole = FileText::new(&text);
+        let part = FileText::new(&text);
+        let h = |k: usize| hash_key(&format!("line {k}"));
+        part.expect(Key::Trimmed, (0..5).map(h));
+        for k in 0..12 {
+            let want: Vec<usize> = whole.positions(h(k), Key::Trimmed).collect();
+            assert_eq!(
+                part.positions(h(k), Key::Trimmed).collect::<Vec<_>>(),
+                want,
+                "key {k}"
+            );
+            assert_eq!(part.count(h(k), Key::Trimmed), want.len());
+            if k == 4 {
+                // Every lookup so far was expected: no whole-file index.
+                assert!(part.indexes[Key::Trimmed as usize].get().is_none());
+            }
+        }
+        // Key 5 and on were not expected: they took the whole-file index.
+        assert!(part.indexes[Key::Trimmed as usize].get().is_some());
+        // Another kind ignores the expectation.
+        assert_eq!(part.count(h(1), Key::Exact), whole.count(h(1), Key::Exact));
     }
 
     #[test]
