@@ -390,6 +390,10 @@ impl<'a> Lowering<'a, Codex> {
             // Codex appends a context-free addition at the end of the file.
             loc.at_eof = true;
         }
+        // The lines came one at a time; a large patch keeps every hunk
+        // until it is written, so the room they grew into goes back.
+        edit.old.shrink_to_fit();
+        edit.new.shrink_to_fit();
         Some(edit)
     }
 }
