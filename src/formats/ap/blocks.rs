@@ -222,11 +222,20 @@ impl<'t> Lowering<'t, Ap<'t>> {
             Some(v) => (self.base + v.as_span().start(), v.as_str()),
             None => (self.base, ""),
         };
-        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count());
-        for line in text.split_inclusive('\n') {
-            let text = line.strip_suffix('\n').unwrap_or(line);
+        let bytes = text.as_bytes();
+        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count());
+        // Each line's end and where the next starts (a last line without
+        // `\n`, which the grammar never leaves, would end the text).
+        let unended = !text.is_empty() && !text.ends_with('\n');
+        let ends = memchr::memchr_iter(b'\n', bytes)
+            .map(|e| (e, e + 1))
+            .chain(unended.then_some((text.len(), text.len())));
+        let mut at = 0;
+        for (end, next) in ends {
+            let text = &text[at..end];
             let span = Span::new(start, start + text.len());
-            start += line.len();
+            start += next - at;
+            at = next;
             let t = text.trim_start();
             if t.starts_with("```") || t.starts_with("~~~") {
                 fenced = !fenced;

@@ -48,37 +48,36 @@ pub(super) fn normalise<'a>(lines: &'a [Line]) -> Vec<&'a str> {
         .collect()
 }
 
-/// What a modification's locator says, normalised: two modifications with
-/// the same key name the same place, the documented way to address N
-/// identical blocks in order (each takes the next one).
-pub(super) fn locator_key(m: &Modification) -> Option<String> {
+/// What a modification's locator says, normalised (its anchor's lines,
+/// then its snippet's): two modifications with the same key name the same
+/// place, the documented way to address N identical blocks in order (each
+/// takes the next one). Slices of the patch: no text is copied.
+pub(super) fn locator_key<'m>(m: &'m Modification) -> Option<(Vec<&'m str>, Vec<&'m str>)> {
     let Target::Lines(lines) = &m.snippet else {
         return None;
     };
     let anchor = m.anchor.as_deref().map(normalise).unwrap_or_default();
-    Some(format!(
-        "{}\0{}",
-        anchor.join("\n"),
-        normalise(lines).join("\n")
-    ))
+    Some((anchor, normalise(lines)))
 }
 
 /// The modifications of one file block as edits of the shared model. A
 /// locator repeated within the block takes the first match after the
 /// previous modification instead of a unique one.
 pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
-    let keys: Vec<Option<String>> = mods.iter().map(locator_key).collect();
+    let keys: Vec<_> = mods.iter().map(locator_key).collect();
     // Counted once per file: comparing every pair is quadratic in modifications.
     // foldhash, as for the line index: SipHash over every snippet cost more.
-    let mut uses: std::collections::HashMap<&str, usize, foldhash::fast::FixedState> =
+    let mut uses: std::collections::HashMap<_, usize, foldhash::fast::FixedState> =
         std::collections::HashMap::default();
     for k in keys.iter().flatten() {
         *uses.entry(k).or_default() += 1;
     }
     let repeated: Vec<bool> = keys
         .iter()
-        .map(|k| k.as_deref().is_some_and(|k| uses[k] > 1))
+        .map(|k| k.as_ref().is_some_and(|k| uses[k] > 1))
         .collect();
+    drop(uses);
+    drop(keys);
     mods.into_iter()
         .zip(repeated)
         .map(|(m, repeated)| {
