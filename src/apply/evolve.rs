@@ -50,8 +50,39 @@ struct Added<'p> {
     indented: Option<(usize, String)>,
 }
 
-/// Node ids by the hash of their line's key.
-type AddedIndex = HashMap<u64, Vec<u32>>;
+/// Added nodes by the hash of their line's key: for each hash its last
+/// node and how many there are, each node chained to the previous one
+/// with its hash. 4 bytes a node and one entry a hash, where a list per
+/// hash cost an allocation each.
+#[derive(Default)]
+struct AddedIndex {
+    /// Hash -> (last node with it, how many nodes have it).
+    last: HashMap<u64, (u32, u32), foldhash::fast::FixedState>,
+    /// For added node `n + i`, the node before it with the same hash.
+    before: Vec<u32>,
+}
+
+impl AddedIndex {
+    /// Files node `id` (the next added node) under `h`.
+    fn push(&mut self, h: u64, id: u32) {
+        let e = self.last.entry(h).or_insert((NIL, 0));
+        self.before.push(e.0);
+        *e = (id, e.1 + 1);
+    }
+
+    fn count(&self, h: u64) -> usize {
+        self.last.get(&h).map_or(0, |e| e.1 as usize)
+    }
+
+    /// The added nodes filed under `h`, newest first; `n` is the number
+    /// of original lines (the first added node's id).
+    fn nodes(&self, h: u64, n: u32) -> impl Iterator<Item = u32> + '_ {
+        let first = self.last.get(&h).map(|e| e.0);
+        std::iter::successors(first, move |&id| {
+            Some(self.before[(id - n) as usize]).filter(|&b| b != NIL)
+        })
+    }
+}
 
 pub struct Evolving<'f, 'p> {
     file: &'f FileText<'f>,
@@ -166,14 +197,13 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let k = match indexes.iter().position(|(key, ..)| *key == kind) {
             Some(k) => k,
             None => {
-                indexes.push((kind, HashMap::new(), self.file.len() as u32));
+                indexes.push((kind, AddedIndex::default(), self.file.len() as u32));
                 indexes.len() - 1
             }
         };
         let (_, added, done) = &mut indexes[k];
         for id in *done..self.nodes.len() as u32 {
-            let h = hash_key(&kind.of(self.line(id)));
-            added.entry(h).or_default().push(id);
+            added.push(hash_key(&kind.of(self.line(id))), id);
         }
         *done = self.nodes.len() as u32;
         let added = &*added;
@@ -182,12 +212,12 @@ impl<'f, 'p> Evolving<'f, 'p> {
             .iter()
             .map(|k| hash_key(k))
             .enumerate()
-            .min_by_key(|&(_, h)| self.file.count(h, kind) + added.get(&h).map_or(0, Vec::len))
+            .min_by_key(|&(_, h)| self.file.count(h, kind) + added.count(h))
         else {
             return vec![];
         };
         let orig = self.file.positions(h, kind).map(|i| i as u32);
-        let ids = orig.chain(added.get(&h).into_iter().flatten().copied());
+        let ids = orig.chain(added.nodes(h, self.file.len() as u32));
         ids.filter(|&c| self.alive(c))
             .filter_map(|c| {
                 let mut start = c;
