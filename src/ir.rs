@@ -56,11 +56,36 @@ impl Span {
 /// A whole patch, in any format.
 #[derive(Debug, Clone, Default)]
 pub struct Patch<'a> {
+    /// The (unwrapped) patch text every span points into, and that lines
+    /// borrow from.
+    pub source: &'a str,
     pub files: Vec<FileOp<'a>>,
     /// Metadata lines accepted and ignored (udiff `index`, modes), verbatim.
     pub ignored_metadata: Vec<String>,
     /// How the format's edits are placed and its files written.
     pub policy: Policy,
+}
+
+impl Patch<'_> {
+    /// Gives back the room every list grew into while it was lowered: a
+    /// list that doubles to hold 5,000 edits holds room for 8,192.
+    pub fn shrink_to_fit(&mut self) {
+        self.files.shrink_to_fit();
+        for op in &mut self.files {
+            let edits = match &mut op.action {
+                Action::Add { edits, .. } | Action::Modify { edits, .. } => edits,
+                Action::Delete {
+                    expect: Some(edits),
+                } => edits,
+                _ => continue,
+            };
+            edits.shrink_to_fit();
+            for edit in edits {
+                edit.old.shrink_to_fit();
+                edit.new.shrink_to_fit();
+            }
+        }
+    }
 }
 
 /// Everything that differs between formats once they are lowered: data the
@@ -283,23 +308,56 @@ pub struct NewText<'a> {
 
 /// One line of patch content, without its line end. Borrowed from the
 /// patch text unless lowering had to change it.
+///
+/// It keeps no span: a large patch holds every hunk's lines until it is
+/// written, and a span beside each took 16 of a line's 40 bytes (and made
+/// an added line's [`NewLine`] 48). Where a diagnostic needs one,
+/// [`Line::span`] finds the patch line the text lies in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line<'a> {
     pub text: Cow<'a, str>,
-    pub span: Span,
+}
+
+impl<'a> Line<'a> {
+    /// A line borrowed from the patch text.
+    pub fn of(text: &'a str) -> Self {
+        Line {
+            text: Cow::Borrowed(text),
+        }
+    }
+
+    /// Where this line's text lies in `source`, the text the patch was
+    /// lowered from (after a hunk line's prefix, say); an empty span when
+    /// it is not there (a line lowering made, such as a binary literal's
+    /// decoded bytes).
+    pub fn span(&self, source: &str) -> Span {
+        let Cow::Borrowed(text) = &self.text else {
+            return Span::default();
+        };
+        let at = (text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
+        if at > source.len() || source.len() - at < text.len() {
+            return Span::default();
+        }
+        Span::new(at, at + text.len())
+    }
+
+    /// The whole patch line (prefix included, without its `\n`) this
+    /// line's text lies in, for a diagnostic about the line's kind.
+    pub fn whole_line(&self, source: &str) -> Span {
+        let span = self.span(source);
+        if span == Span::default() {
+            return span;
+        }
+        let start = memchr::memrchr(b'\n', &source.as_bytes()[..span.start]).map_or(0, |i| i + 1);
+        Span::line_at(source, start)
+    }
 }
 
 impl<'a> Line<'a> {
     /// Lines with no place in a patch, for tests that build edits by hand.
     #[cfg(test)]
     pub(crate) fn unplaced(texts: &[&'a str]) -> Vec<Line<'a>> {
-        texts
-            .iter()
-            .map(|t| Line {
-                text: (*t).into(),
-                span: Span::default(),
-            })
-            .collect()
+        texts.iter().map(|t| Line::of(t)).collect()
     }
 }
 
@@ -525,5 +583,35 @@ impl<'a> FileOp<'a> {
             _ => None,
         };
         std::iter::once(&self.path).chain(dest)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large patch holds every hunk's lines until it is written: a line
+    /// is its text alone, and a kept line is no larger than an added one.
+    #[test]
+    fn lines_are_their_text_alone() {
+        assert_eq!(std::mem::size_of::<Line>(), 24);
+        assert_eq!(std::mem::size_of::<NewLine>(), 24);
+    }
+
+    #[test]
+    fn a_line_finds_its_text_in_the_patch() {
+        let source = "@@ -1 +1,2 @@\n-old\n+\n+new";
+        let old = Line::of(&source[15..18]);
+        assert_eq!(old.span(source), Span::new(15, 18));
+        assert_eq!(old.whole_line(source), Span::new(14, 18));
+        let empty = Line::of(&source[20..20]);
+        assert_eq!(empty.span(source), Span::new(20, 20));
+        assert_eq!(empty.whole_line(source), Span::new(19, 20));
+        let elsewhere = Line::of("old");
+        assert_eq!(elsewhere.span(source), Span::default());
+        let owned = Line {
+            text: Cow::Owned("old".into()),
+        };
+        assert_eq!(owned.span(source), Span::default());
     }
 }

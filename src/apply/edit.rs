@@ -75,7 +75,7 @@ impl OpCx<'_> {
         let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
         super::find::expect(&file, edits);
         let target_text = OnceCell::new();
-        let mut loc = Locating::new(&file, rel, self.policy, &target_text);
+        let mut loc = Locating::new(&file, self.source, rel, self.policy, &target_text);
         loc.locate_all(edits);
         self.warnings.append(&mut loc.warnings);
         if !loc.errors.is_empty() {

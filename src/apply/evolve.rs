@@ -110,19 +110,21 @@ pub struct Evolving<'f, 'p> {
 }
 
 impl<'f, 'p> Evolving<'f, 'p> {
-    /// The original file, ready for edits.
-    pub fn new(file: &'f FileText<'f>) -> Self {
+    /// The original file, ready for `edits`. Room for every node they can
+    /// add is taken at once: growing the list of a large file's nodes by
+    /// doubling held both copies, twice the file's lines, at the peak.
+    pub fn new(file: &'f FileText<'f>, edits: &[Edit]) -> Self {
         let n = file.len() as u32;
-        let nodes = (0..n)
-            .map(|i| Node {
-                prev: if i == 0 { NIL } else { i - 1 },
-                next: if i + 1 == n { NIL } else { i + 1 },
-            })
-            .collect();
+        let new: usize = edits.iter().map(|e| e.new.len()).sum();
+        let mut nodes = Vec::with_capacity(n as usize + new);
+        nodes.extend((0..n).map(|i| Node {
+            prev: if i == 0 { NIL } else { i - 1 },
+            next: if i + 1 == n { NIL } else { i + 1 },
+        }));
         Evolving {
             file,
             nodes,
-            srcs: vec![],
+            srcs: Vec::with_capacity(new),
             texts: vec![],
             indents: vec![],
             removed: HashMap::new(),
@@ -460,7 +462,7 @@ mod tests {
                 vec![NewLine::Keep(0), add("y"), NewLine::Keep(1)],
             ),
         ];
-        let mut ev = Evolving::new(&file);
+        let mut ev = Evolving::new(&file, &edits);
         for (i, e) in edits.iter().enumerate() {
             let found = ev.find_all(&e.old, Level::Exact);
             assert_eq!(found.len(), 1, "edit {i}");
@@ -477,7 +479,7 @@ mod tests {
     #[test]
     fn endings_and_the_final_newline_are_kept() {
         let file = FileText::new("\u{feff}a\r\nb");
-        let mut ev = Evolving::new(&file);
+        let mut ev = Evolving::new(&file, &[]);
         let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
         let run = ev.run(ev.find_all(&e.old, Level::Exact)[0], 1);
         ev.splice(NIL, &run, &e, 0, None);
@@ -510,7 +512,7 @@ mod tests {
                     edit(&old, new)
                 })
                 .collect();
-            let mut ev = Evolving::new(&file);
+            let mut ev = Evolving::new(&file, &edits);
             for (i, (e, (_, _, pick))) in edits.iter().zip(&steps).enumerate() {
                 let (now, order) = ev.current();
                 let old: Vec<&str> = e.old.iter().map(|l| l.text.as_ref()).collect();

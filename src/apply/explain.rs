@@ -3,7 +3,7 @@
 //! it, or every candidate of an ambiguous block. Only failures come here.
 
 use super::find::{self, Want};
-use super::locate::{lines_span, Locating, Miss, Part};
+use super::locate::{Locating, Miss, Part};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, Hint, Level, Line, Uniqueness};
@@ -73,7 +73,7 @@ impl Locating<'_, '_> {
     /// span (an anchor, a range end, ap's snippet below its directive), to
     /// underline them instead of the whole edit.
     fn apart(&self, edit: &Edit, part: Part) -> Option<crate::ir::Span> {
-        let span = lines_span(part.lines(edit));
+        let span = self.lines_span(part.lines(edit));
         let inside = span.start >= edit.span.start && span.end <= edit.span.end;
         (span != crate::ir::Span::default() && !inside).then_some(span)
     }
@@ -156,10 +156,7 @@ impl Locating<'_, '_> {
     /// The nearest line above `at` (and after the cursor) that occurs once.
     fn unique_line_above(&self, at: usize) -> Option<usize> {
         (self.cursor..at).rev().take(200).find(|&i| {
-            let line = [Line {
-                text: self.file.line(i).into(),
-                span: Default::default(),
-            }];
+            let line = [Line::of(self.file.line(i))];
             let want = Want::new(&line, Level::Exact);
             !self.file.is_blank(i) && find::find(self.file, &want, 0, self.file.len(), 2).len() == 1
         })

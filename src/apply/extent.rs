@@ -4,7 +4,7 @@
 //! around it the edit takes in.
 
 use super::find::Want;
-use super::locate::{lines_span, new_lines, Locating, Miss, Part};
+use super::locate::{new_lines, Locating, Miss, Part};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, Level, Line, RangeEnd};
@@ -61,7 +61,7 @@ impl Locating<'_, '_> {
                 Code::RangeAutoCorrected,
                 format!("the `snippet_tail` is {why}; the snippet alone is the region"),
             )
-            .at(lines_span(tail), label.to_string())
+            .at(self.lines_span(tail), label.to_string())
         };
         if self.policy.correct_ranges && Want::new(&edit.old, level).keys().ends_with(want.keys()) {
             let d = corrected("the end of the `snippet`", "already inside the snippet")

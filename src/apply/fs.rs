@@ -325,6 +325,7 @@ impl FileTree for DiskTree {
         // second read sees the end (`read_to_end` would ask the size again,
         // and the position: two more system calls a file).
         let mut bytes = vec![0; st.st_size as usize + 1];
+        huge_pages(&mut bytes);
         let mut len = 0;
         loop {
             if len == bytes.len() {
@@ -531,5 +532,30 @@ fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::R
         )),
         Err(Errno::NOENT) => Ok(rfs::renameat(src, from, dst, to)?),
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Asks for transparent huge pages over the 2 MiB-aligned interior of a
+/// large, still untouched buffer: a 7 MB file is then read into four page
+/// faults instead of 1,800. Advice only: where the kernel has no huge pages
+/// to give (or THP is off) nothing changes.
+fn huge_pages(buf: &mut [u8]) {
+    const HUGE: usize = 2 << 20;
+    if buf.len() < 2 * HUGE {
+        return;
+    }
+    let start = (buf.as_mut_ptr() as usize).next_multiple_of(HUGE);
+    let end = (buf.as_mut_ptr() as usize + buf.len()) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: the range lies inside `buf`, which we own mutably, and
+        // MADV_HUGEPAGE never changes the contents of memory (unlike
+        // MADV_DONTNEED or MADV_FREE); an error only means no huge pages.
+        let _ = unsafe {
+            rustix::mm::madvise(
+                start as *mut _,
+                end - start,
+                rustix::mm::Advice::LinuxHugepage,
+            )
+        };
     }
 }

@@ -65,6 +65,8 @@ pub enum Part {
 /// One file's edits being located.
 pub struct Locating<'a, 'f> {
     pub file: &'a FileText<'f>,
+    /// The patch text, where the lines' spans are found.
+    pub source: &'a str,
     pub rel: &'a RelPath,
     pub policy: &'a Policy,
     pub target_text: &'a OnceCell<Arc<str>>,
@@ -79,12 +81,14 @@ pub struct Locating<'a, 'f> {
 impl<'a, 'f> Locating<'a, 'f> {
     pub fn new(
         file: &'a FileText<'f>,
+        source: &'a str,
         rel: &'a RelPath,
         policy: &'a Policy,
         target_text: &'a OnceCell<Arc<str>>,
     ) -> Self {
         Locating {
             file,
+            source,
             rel,
             policy,
             target_text,
@@ -245,7 +249,10 @@ impl<'a, 'f> Locating<'a, 'f> {
                     region.start + 1
                 ),
             )
-            .at(lines_span(&edit.old), "indentation differs from the file")
+            .at(
+                self.lines_span(&edit.old),
+                "indentation differs from the file",
+            )
             .path(self.rel.as_str())
             .note(indent.describe());
             self.warnings.push(d);
@@ -412,7 +419,7 @@ impl<'a, 'f> Locating<'a, 'f> {
                 self.policy.advice.block
             ),
         )
-        .at(lines_span(anchor), "not found in the file")
+        .at(self.lines_span(anchor), "not found in the file")
         .path(self.rel.as_str())
         .target(self.target(hit, "the only match".into()))
         .hint("copy the header line exactly from the file, or leave it out when the context is unique");
@@ -457,7 +464,7 @@ impl<'a, 'f> Locating<'a, 'f> {
                 self.policy.advice.block
             ),
         )
-        .at(lines_span(anchor), "ambiguous anchor")
+        .at(self.lines_span(anchor), "ambiguous anchor")
         .path(self.rel.as_str())
         .target(self.target(one, "this occurrence".into()));
         self.warnings.push(d);
@@ -497,7 +504,7 @@ impl<'a, 'f> Locating<'a, 'f> {
                 Code::SoftStartMatch,
                 format!("the {}'s first line matched only after a prefix (numbering, bullet or comment marker) in `{}`", part.noun(self.policy), self.rel),
             )
-            .at(lines_span(lines), "matched with a prefix dropped")
+            .at(self.lines_span(lines), "matched with a prefix dropped")
             .path(self.rel.as_str())
             .target(self.target(r, "matched here".into()))
             .hint("copy the first line exactly as the file has it")
@@ -547,10 +554,12 @@ pub fn new_lines<'a>(edit: &Edit<'a>) -> Vec<Line<'a>> {
         .collect()
 }
 
-/// The span covering `lines` in the patch.
-pub fn lines_span(lines: &[Line]) -> Span {
-    match (lines.first(), lines.last()) {
-        (Some(a), Some(b)) => a.span.to(b.span),
-        _ => Span::default(),
+impl Locating<'_, '_> {
+    /// The span covering `lines` in the patch.
+    pub fn lines_span(&self, lines: &[Line]) -> Span {
+        match (lines.first(), lines.last()) {
+            (Some(a), Some(b)) => a.span(self.source).to(b.span(self.source)),
+            _ => Span::default(),
+        }
     }
 }

@@ -287,7 +287,7 @@ impl OpCx<'_> {
                     Code::PathEscape,
                     format!("the symbolic link `{rel}` would lead outside the root, to `{target}`"),
                 )
-                .at(line.span, "this target is not inside the root")
+                .at(line.span(self.source), "this target is not inside the root")
                 .path(rel.as_str())
                 .hint("links may only point at places inside the root"),
             );

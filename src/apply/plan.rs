@@ -140,6 +140,7 @@ pub fn plan<'p>(
     for op in &patch.files {
         let mut cx = OpCx {
             tree,
+            source: patch.source,
             root,
             policy: &patch.policy,
             warnings: &mut plan.warnings,
@@ -179,6 +180,8 @@ pub type Step<T> = Result<T, Reported>;
 /// warnings and errors go.
 pub struct OpCx<'a> {
     pub tree: &'a dyn FileTree,
+    /// The patch text, where the lines' spans are found.
+    pub source: &'a str,
     pub policy: &'a Policy,
     pub root: Option<&'a Path>,
     pub warnings: &'a mut Vec<Diagnostic>,

@@ -49,7 +49,7 @@ impl OpCx<'_> {
             );
         }
         super::find::expect(&file, edits);
-        let mut ev = Evolving::new(&file);
+        let mut ev = Evolving::new(&file, edits);
         let mut cursor = NIL;
         let mut failed = 0;
         for (i, edit) in edits.iter().enumerate() {
@@ -168,7 +168,7 @@ impl OpCx<'_> {
         let (text, order) = ev.current();
         let file = FileText::with_breaks(&text, self.policy.lone_cr_breaks);
         let target_text = OnceCell::new();
-        let mut locating = Locating::new(&file, rel, self.policy, &target_text);
+        let mut locating = Locating::new(&file, self.source, rel, self.policy, &target_text);
         locating.cursor = order
             .iter()
             .position(|&id| id == cursor)

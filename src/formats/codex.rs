@@ -245,12 +245,7 @@ impl<'a> Lowering<'a, Codex> {
         let Some(header) = inner.next() else { return };
         let path = self.path(header);
         if rule == Rule::add_file {
-            let lines = inner
-                .map(|l| Line {
-                    text: body_of(l.as_str()).into(),
-                    span: self.line_span(&l),
-                })
-                .collect();
+            let lines = inner.map(|l| Line::of(body_of(l.as_str()))).collect();
             let content = NewText {
                 lines,
                 final_newline: true,
@@ -306,7 +301,6 @@ impl<'a> Lowering<'a, Codex> {
             span,
         );
         for p in pair.into_inner() {
-            let lspan = self.line_span(&p);
             match p.as_rule() {
                 Rule::hunk_header => {
                     for part in p.into_inner() {
@@ -341,10 +335,7 @@ impl<'a> Lowering<'a, Codex> {
                                     );
                                     continue;
                                 }
-                                let line = Line {
-                                    text: text.into(),
-                                    span: self.span(&part),
-                                };
+                                let line = Line::of(text);
                                 edit.locator.anchor = Some(vec![line]);
                             }
                             _ => {}
@@ -358,19 +349,10 @@ impl<'a> Lowering<'a, Codex> {
                         body_of(p.as_str())
                     };
                     edit.new.push(NewLine::Keep(edit.old.len()));
-                    edit.old.push(Line {
-                        text: text.into(),
-                        span: lspan,
-                    });
+                    edit.old.push(Line::of(text));
                 }
-                Rule::removed_line => edit.old.push(Line {
-                    text: body_of(p.as_str()).into(),
-                    span: lspan,
-                }),
-                Rule::added_line => edit.new.push(NewLine::Add(Line {
-                    text: body_of(p.as_str()).into(),
-                    span: lspan,
-                })),
+                Rule::removed_line => edit.old.push(Line::of(body_of(p.as_str()))),
+                Rule::added_line => edit.new.push(NewLine::Add(Line::of(body_of(p.as_str())))),
                 Rule::end_of_file => edit.locator.at_eof = true,
                 _ => {}
             }
@@ -391,7 +373,8 @@ impl<'a> Lowering<'a, Codex> {
             loc.at_eof = true;
         }
         // The lines came one at a time; a large patch keeps every hunk
-        // until it is written, so the room they grew into goes back.
+        // until it is written, so the room they grew into goes back now,
+        // where the next hunk's lines can use it.
         edit.old.shrink_to_fit();
         edit.new.shrink_to_fit();
         Some(edit)

@@ -28,7 +28,10 @@ impl<'t, F> Lowering<'t, F> {
         Lowering {
             text,
             base,
-            patch: Patch::default(),
+            patch: Patch {
+                source: text,
+                ..Patch::default()
+            },
             diags: vec![],
             own,
         }
@@ -80,10 +83,13 @@ impl<'t, F> Lowering<'t, F> {
     }
 
     /// The patch with its warnings, or every problem if any is an error.
-    pub fn finish(self) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    /// The lowered patch is held through the whole apply, its peak
+    /// included, so the room its lists grew into is given back here.
+    pub fn finish(mut self) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
         if self.diags.iter().any(Diagnostic::is_error) {
             Err(self.diags)
         } else {
+            self.patch.shrink_to_fit();
             Ok((self.patch, self.diags))
         }
     }
@@ -93,7 +99,10 @@ impl<'t, F> Lowering<'t, F> {
 /// byte-order mark (the file's, which the applier keeps), and without a
 /// `\r` before the `\n` unless `keep_cr`; and whether there was one.
 pub(crate) fn prefixed_text(line: &str, keep_cr: bool) -> (&str, bool) {
-    let text = line.get(1..line.len().saturating_sub(1)).unwrap_or("");
+    // An empty line (git's blank context) is the empty text at its start.
+    let text = line
+        .get(1..line.len().saturating_sub(1))
+        .unwrap_or(&line[..0]);
     let cr = text.ends_with('\r');
     let text = if cr && !keep_cr {
         &text[..text.len() - 1]

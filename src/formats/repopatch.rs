@@ -199,7 +199,7 @@ impl Lowering<'_, Repopatch> {
 /// space that should follow it.
 fn content(line: &str, prefix_len: usize) -> &str {
     let line = line.strip_suffix('\n').unwrap_or(line);
-    line.get(prefix_len..).unwrap_or("")
+    line.get(prefix_len..).unwrap_or(&line[line.len()..])
 }
 
 /// What an operation keyword is called in messages.
@@ -465,13 +465,8 @@ impl<'a> Lowering<'a, Repopatch> {
         for p in block.into_inner() {
             let rule = p.as_rule();
             if let Rule::old_run | Rule::new_run = rule {
-                let mut at = self.span(&p).start;
                 for line in p.as_str().split_inclusive('\n') {
-                    lines.push(Line {
-                        text: content(line, 2).into(),
-                        span: Span::new(at, at + line.len() - 1),
-                    });
-                    at += line.len();
+                    lines.push(Line::of(content(line, 2)));
                 }
                 continue;
             }
@@ -532,10 +527,7 @@ impl<'a> Lowering<'a, Repopatch> {
                 }
                 _ => continue,
             };
-            lines.push(Line {
-                text: text.into(),
-                span,
-            });
+            lines.push(Line::of(text));
         }
         lines
     }

@@ -4,8 +4,6 @@
 
 use pest::iterators::Pair;
 
-use std::borrow::Cow;
-
 use super::ids::directive_id;
 use super::*;
 
@@ -243,10 +241,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             if !fenced {
                 self.foreign(text, span);
             }
-            lines.push(Line {
-                text: Cow::Borrowed(text),
-                span,
-            });
+            lines.push(Line::of(text));
         }
         lines
     }
@@ -422,7 +417,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         };
         let line = &lines[i];
         let t = line.text.trim();
-        let start = line.span.start + (line.text.len() - line.text.trim_start().len());
+        let start = line.span(self.text).start + (line.text.len() - line.text.trim_start().len());
         self.extra_path_lines(lines, i + 1);
         Ok(PathRef {
             text: t.to_string(),
@@ -439,13 +434,13 @@ impl<'t> Lowering<'t, Ap<'t>> {
             if self.own.tolerant && line.text.trim_start().starts_with('#') {
                 self.warn(
                     Code::ToleratedFormatSlip,
-                    line.span,
+                    line.span(self.text),
                     "a `#` comment after a path is ignored",
                     "comment",
                 );
             } else {
                 self.error(
-                    line.span,
+                    line.span(self.text),
                     "a second line under a path",
                     "a path value is one line",
                     "put one path on the line after `FILE`; every other line needs its directive above it",

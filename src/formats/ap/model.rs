@@ -174,7 +174,6 @@ pub(super) fn content_lines<'t>(lines: &[Line<'t>]) -> Vec<Line<'t>> {
                     Cow::Borrowed(b) => Cow::Borrowed(&b[..t.len()]),
                     Cow::Owned(_) => Cow::Owned(t.to_string()),
                 },
-                span: l.span,
             }
         })
         .collect()

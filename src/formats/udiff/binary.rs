@@ -76,8 +76,8 @@ impl<'a> Lowering<'a, Udiff> {
             return Err(Reported);
         };
         let path = |text: String| PathRef { text, span: *gspan };
-        let old = data.old.map(|bytes| binary_lines(bytes, at));
-        let (new_lines, new_eol) = binary_lines(data.new, at);
+        let old = data.old.map(binary_lines);
+        let (new_lines, new_eol) = binary_lines(data.new);
         let action = if h.new_file {
             Action::add(NewText {
                 lines: new_lines,
@@ -151,8 +151,9 @@ pub(super) struct Binary {
 
 /// Bytes as patch lines (text standing for bytes, see `lossless`): split
 /// at `\n`, a `\r` kept (added lines carry their own line ends), and
-/// whether the last line ends with `\n`.
-pub(super) fn binary_lines<'a>(bytes: Vec<u8>, span: Span) -> (Vec<Line<'a>>, bool) {
+/// whether the last line ends with `\n`. They are made here, so they
+/// have no span in the patch.
+pub(super) fn binary_lines<'a>(bytes: Vec<u8>) -> (Vec<Line<'a>>, bool) {
     let text = crate::lossless::decode(bytes);
     let final_newline = text.ends_with('\n');
     let body = text.strip_suffix('\n').unwrap_or(&text);
@@ -162,7 +163,6 @@ pub(super) fn binary_lines<'a>(bytes: Vec<u8>, span: Span) -> (Vec<Line<'a>>, bo
         body.split('\n')
             .map(|l| Line {
                 text: Cow::Owned(l.to_string()),
-                span,
             })
             .collect()
     };

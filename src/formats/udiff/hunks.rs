@@ -99,10 +99,7 @@ impl<'a> Lowering<'a, Udiff> {
             // added lines keep their own line ends (`Edit::own_eol`).
             let (text, cr) = prefixed_text(line, rule == Rule::added_line);
             edit.own_eol |= cr;
-            let content = Line {
-                text: Cow::Borrowed(text),
-                span: lspan,
-            };
+            let content = Line::of(text);
             if rule == Rule::empty_line {
                 trailing_empty.push(lspan);
             } else if rule != Rule::no_newline_line {

@@ -168,7 +168,7 @@ impl<'a> Lowering<'a, Udiff> {
     /// A deleted file (`+++ /dev/null`) lists lines; it cannot add any.
     fn deletion_adds_nothing(&mut self, edits: &[Edit<'a>]) -> Result<(), Reported> {
         let added = edits.iter().flat_map(|e| &e.new).find_map(|n| match n {
-            NewLine::Add(line) => Some(line.span),
+            NewLine::Add(line) => Some(line.whole_line(self.text)),
             NewLine::Keep(_) => None,
         });
         if let Some(at) = added {
@@ -197,7 +197,10 @@ impl<'a> Lowering<'a, Udiff> {
                         Code::InvalidHunkBody,
                         "a new file (`--- /dev/null`) can only have `+` lines",
                     )
-                    .at(old.span, "context or removed line in a new file")
+                    .at(
+                        old.whole_line(self.text),
+                        "context or removed line in a new file",
+                    )
                     .hint("prefix every line of the new file with `+`"),
                 );
                 return Err(Reported);
