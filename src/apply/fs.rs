@@ -559,3 +559,36 @@ fn huge_pages(buf: &mut [u8]) {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes no two pages of which are alike, so a page lost, zeroed or
+    /// moved shows.
+    fn pattern(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 31 + i / 4096) as u8).collect()
+    }
+
+    /// The advice never changes what memory holds: a wrong advice
+    /// (`MADV_DONTNEED`, `MADV_FREE`) would zero what was written.
+    #[test]
+    fn huge_page_advice_keeps_the_contents() {
+        let want = pattern(9 << 20);
+        let mut buf = want.clone();
+        huge_pages(&mut buf);
+        assert!(buf == want);
+    }
+
+    /// A file large enough for the advice reads back byte for byte, the
+    /// last byte (past the last whole huge page) included.
+    #[test]
+    fn a_large_file_reads_back_whole() {
+        let tmp = tempfile::tempdir().unwrap();
+        let want = pattern((9 << 20) + 12345);
+        std::fs::write(tmp.path().join("big"), &want).unwrap();
+        let tree = DiskTree::new(tmp.path()).unwrap();
+        let got = tree.read(&RelPath::new("big").unwrap()).unwrap();
+        assert!(got == want);
+    }
+}
