@@ -66,28 +66,6 @@ pub struct Patch<'a> {
     pub policy: Policy,
 }
 
-impl Patch<'_> {
-    /// Gives back the room every list grew into while it was lowered: a
-    /// list that doubles to hold 5,000 edits holds room for 8,192.
-    pub fn shrink_to_fit(&mut self) {
-        self.files.shrink_to_fit();
-        for op in &mut self.files {
-            let edits = match &mut op.action {
-                Action::Add { edits, .. } | Action::Modify { edits, .. } => edits,
-                Action::Delete {
-                    expect: Some(edits),
-                } => edits,
-                _ => continue,
-            };
-            edits.shrink_to_fit();
-            for edit in edits {
-                edit.old.shrink_to_fit();
-                edit.new.shrink_to_fit();
-            }
-        }
-    }
-}
-
 /// Everything that differs between formats once they are lowered: data the
 /// one applier reads, never a second engine. Every field is read.
 #[derive(Debug, Clone, Copy, Default)]

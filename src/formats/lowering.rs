@@ -83,13 +83,10 @@ impl<'t, F> Lowering<'t, F> {
     }
 
     /// The patch with its warnings, or every problem if any is an error.
-    /// The lowered patch is held through the whole apply, its peak
-    /// included, so the room its lists grew into is given back here.
-    pub fn finish(mut self) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    pub fn finish(self) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
         if self.diags.iter().any(Diagnostic::is_error) {
             Err(self.diags)
         } else {
-            self.patch.shrink_to_fit();
             Ok((self.patch, self.diags))
         }
     }
