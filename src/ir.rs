@@ -319,6 +319,18 @@ impl<'a> Line<'a> {
         Span::new(at, at + text.len())
     }
 
+    /// This line's text and the line end `eol` after it, as one slice of
+    /// `source`, when the patch ends the line so: a line written with
+    /// its ending is one piece of the output, not two.
+    pub fn with_eol<'s>(&self, source: &'s str, eol: &str) -> Option<&'s str> {
+        let Cow::Borrowed(text) = &self.text else {
+            return None;
+        };
+        let at = (text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
+        let end = at.checked_add(text.len())?.checked_add(eol.len())?;
+        source.get(at..end).filter(|w| w.ends_with(eol))
+    }
+
     /// The whole patch line (prefix included, without its `\n`) this
     /// line's text lies in, for a diagnostic about the line's kind.
     pub fn whole_line(&self, source: &str) -> Span {
@@ -591,5 +603,29 @@ mod tests {
             text: Cow::Owned("old".into()),
         };
         assert_eq!(owned.span(source), Span::default());
+    }
+
+    #[test]
+    fn a_line_takes_its_ending_only_as_the_patch_writes_it() {
+        let source = "-old\r\n+new\n+last";
+        let new = Line::of(&source[7..10]);
+        assert_eq!(new.with_eol(source, "\n"), Some("new\n"));
+        // The output wants CRLF; the patch ends the line with LF.
+        assert_eq!(new.with_eol(source, "\r\n"), None);
+        let old = Line::of(&source[1..4]);
+        assert_eq!(old.with_eol(source, "\r\n"), Some("old\r\n"));
+        assert_eq!(old.with_eol(source, "\n"), None);
+        // The patch's last line has no ending to take.
+        let last = Line::of(&source[12..]);
+        assert_eq!(last.with_eol(source, "\n"), None);
+        // Trimmed of trailing whitespace the patch has: not its ending.
+        let spaced = "+x  \n";
+        assert_eq!(Line::of(&spaced[1..2]).with_eol(spaced, "\n"), None);
+        let elsewhere = Line::of("new");
+        assert_eq!(elsewhere.with_eol(source, "\n"), None);
+        let owned = Line {
+            text: Cow::Owned("new".into()),
+        };
+        assert_eq!(owned.with_eol(source, "\n"), None);
     }
 }

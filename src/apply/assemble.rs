@@ -32,9 +32,12 @@ pub fn reshapes(file: &FileText, shape: Shape) -> bool {
     (0..file.len()).any(|i| !file.eol(i).is_empty() && file.eol(i) != eol.as_str())
 }
 
-/// The edited text: `placed` (sorted by place) applied to `file`.
+/// The edited text: `placed` (sorted by place) applied to `file`. An
+/// added line that the patch (`source`) ends as the output must is taken
+/// with its ending, one piece.
 pub fn assemble<'p>(
     file: &FileText,
+    source: &'p str,
     edits: &'p [Edit<'_>],
     placed: &[Placed],
     shape: Shape,
@@ -67,6 +70,18 @@ pub fn assemble<'p>(
             match new {
                 NewLine::Keep(j) => out.original(p.at.start + j, p.at.start + j + 1, true),
                 NewLine::Add(line) => {
+                    let end = if edit.own_eol && shape.eol.is_none() {
+                        "\n"
+                    } else {
+                        eol
+                    };
+                    let whole = (!out.strip && p.indent.is_none())
+                        .then(|| line.with_eol(source, end))
+                        .flatten();
+                    if let Some(whole) = whole {
+                        out.b.push_text(whole);
+                        continue;
+                    }
                     let text: &'p str = if out.strip {
                         line.text.trim_end_matches([' ', '\t'])
                     } else {
@@ -76,11 +91,7 @@ pub fn assemble<'p>(
                         Some(indent) => indent.push(&mut out.b, text),
                         None => out.b.push_text(text),
                     }
-                    out.b.push_text(if edit.own_eol && shape.eol.is_none() {
-                        "\n"
-                    } else {
-                        eol
-                    });
+                    out.b.push_text(end);
                 }
             }
         }

@@ -9,7 +9,7 @@ use super::tree::Entry;
 use crate::ir::{FileOp, PathRef};
 use crate::paths::RelPath;
 
-impl OpCx<'_> {
+impl OpCx<'_, '_> {
     /// ap `RENAME` of a file or a directory; done already when only the
     /// destination exists.
     pub fn rename<'p>(

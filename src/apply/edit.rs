@@ -25,7 +25,7 @@ pub enum Source<'p> {
     Over(String, &'p NewText<'p>),
 }
 
-impl OpCx<'_> {
+impl<'s> OpCx<'_, 's> {
     /// Applies `edits` to `source`: the new text, or every edit that could
     /// not be placed, reported.
     pub fn edit_text<'p>(
@@ -34,7 +34,10 @@ impl OpCx<'_> {
         rel: &RelPath,
         source: Source<'p>,
         edits: &'p [Edit<'_>],
-    ) -> Step<Output<'p>> {
+    ) -> Step<Output<'p>>
+    where
+        's: 'p,
+    {
         let shape = Shape {
             eol: op.eol,
             finish: self.policy.finish,
@@ -71,7 +74,10 @@ impl OpCx<'_> {
         text: &str,
         edits: &'p [Edit<'_>],
         shape: Shape,
-    ) -> Step<Pieces<'p>> {
+    ) -> Step<Pieces<'p>>
+    where
+        's: 'p,
+    {
         let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
         super::find::expect(&file, edits);
         let target_text = OnceCell::new();
@@ -87,7 +93,7 @@ impl OpCx<'_> {
             b.push_original(0, text.len());
             return Ok(b.finish());
         }
-        Ok(assemble(&file, edits, &loc.placed, shape))
+        Ok(assemble(&file, self.source, edits, &loc.placed, shape))
     }
 
     /// A file whose brackets balanced before the patch and not after it.
@@ -95,16 +101,14 @@ impl OpCx<'_> {
     /// removed) comes first: when it is nothing, the file balances after
     /// exactly when it did before, and the original is not scanned whole.
     fn brackets(&mut self, rel: &RelPath, output: &Output) {
-        let (removed, added) = output.changes();
-        let mut delta = [0i64; 3];
-        for r in removed {
-            let c = brackets(&output.original[r]);
-            (0..3).for_each(|k| delta[k] -= c[k]);
-        }
-        for t in added {
-            let c = brackets(t);
-            (0..3).for_each(|k| delta[k] += c[k]);
-        }
+        let delta = std::cell::Cell::new([0i64; 3]);
+        let count = |text: &str, sign: i64| {
+            let (c, mut d) = (brackets(text), delta.get());
+            (0..3).for_each(|k| d[k] += sign * c[k]);
+            delta.set(d);
+        };
+        output.changes(|removed| count(removed, -1), |added| count(added, 1));
+        let delta = delta.get();
         if delta != [0; 3] && brackets(&output.original) == [0; 3] {
             self.warnings.push(
                 Diagnostic::new(

@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::text::{hash_key, soft_eq, FileText, Key, Region};
+use super::text::{hash_key, soft_eq, FileText, Hashes, Key, Region};
 use crate::ir::{Edit, Hint, Level, Line, RangeEnd};
 
 /// A block as a level compares it: each line's key, blank lines dropped
@@ -48,7 +48,7 @@ impl<'b> Want<'b> {
 /// its hint needs no index, and a hint that misses still finds every line
 /// in the whole-file index.
 pub fn expect(file: &FileText, edits: &[Edit]) {
-    let mut kinds: Vec<(Key, Vec<u64>)> = vec![];
+    let mut kinds: Vec<(Key, Hashes)> = vec![];
     for edit in edits {
         let loc = &edit.locator;
         let Some(&level) = loc.levels.first() else {
@@ -61,7 +61,7 @@ pub fn expect(file: &FileText, edits: &[Edit]) {
         let k = match kinds.iter().position(|(k, _)| *k == kind) {
             Some(k) => k,
             None => {
-                kinds.push((kind, vec![]));
+                kinds.push((kind, Hashes::default()));
                 kinds.len() - 1
             }
         };

@@ -11,7 +11,7 @@ use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, FileOp, GitMode, Line, NewText, PathRef};
 use crate::paths::RelPath;
 
-impl OpCx<'_> {
+impl<'s> OpCx<'_, 's> {
     /// A new file (`Add`): created, or `unchanged` where the same content
     /// is there, or written over whatever is there with `overwrite`.
     pub fn add<'p>(
@@ -22,7 +22,10 @@ impl OpCx<'_> {
         content: &'p NewText<'_>,
         edits: &'p [Edit<'_>],
         overwrite: bool,
-    ) -> Step<Change<'p>> {
+    ) -> Step<Change<'p>>
+    where
+        's: 'p,
+    {
         let skip = self.policy.skip_applied;
         let current = match entry {
             Entry::Missing => {
@@ -98,7 +101,10 @@ impl OpCx<'_> {
         rel: RelPath,
         entry: Entry,
         expect: Option<&'p [Edit<'_>]>,
-    ) -> Step<Change<'p>> {
+    ) -> Step<Change<'p>>
+    where
+        's: 'p,
+    {
         if entry == Entry::Dir {
             return self.fail(
                 Diagnostic::new(
@@ -149,7 +155,10 @@ impl OpCx<'_> {
         entry: Entry,
         edits: &'p [Edit<'_>],
         move_to: Option<&PathRef>,
-    ) -> Step<Change<'p>> {
+    ) -> Step<Change<'p>>
+    where
+        's: 'p,
+    {
         let original = self.read_text(&op.path, &rel, entry)?;
         let output = self.edit_text(op, &rel, Source::File(original), edits)?;
         let mode = mode_of(entry);

@@ -148,27 +148,27 @@ impl<'p> Output<'p> {
         }
     }
 
-    /// What the pieces change in the original: the ranges of it they leave
-    /// out, and the text they add, in order. (Pieces `assemble` builds run
-    /// forward through the original.)
-    pub fn changes(&self) -> (Vec<std::ops::Range<usize>>, Vec<&str>) {
-        let (mut removed, mut added, mut at) = (vec![], vec![], 0);
+    /// What the pieces change in the original, in order: each range of it
+    /// they leave out, and each text they add. (Pieces `assemble` builds
+    /// run forward through the original.) Walked, not collected: a large
+    /// file has tens of thousands of pieces.
+    pub fn changes(&self, mut removed: impl FnMut(&str), mut added: impl FnMut(&str)) {
+        let base = self.base.as_deref().unwrap_or(&self.original);
+        let mut at = 0;
         for piece in &self.pieces {
             match *piece {
                 Piece::Original(s, e) => {
                     if s > at {
-                        removed.push(at..s);
+                        removed(&base[at..s]);
                     }
                     at = at.max(e);
                 }
-                Piece::Text(t) => added.push(t),
+                Piece::Text(t) => added(t),
             }
         }
-        let len = self.base.as_deref().unwrap_or(&self.original).len();
-        if at < len {
-            removed.push(at..len);
+        if at < base.len() {
+            removed(&base[at..]);
         }
-        (removed, added)
     }
 
     /// Whether the pieces index into the file's own text.

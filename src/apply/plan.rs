@@ -178,10 +178,10 @@ pub type Step<T> = Result<T, Reported>;
 
 /// One file op being planned: the tree, the format's policy, and where
 /// warnings and errors go.
-pub struct OpCx<'a> {
+pub struct OpCx<'a, 's> {
     pub tree: &'a dyn FileTree,
     /// The patch text, where the lines' spans are found.
-    pub source: &'a str,
+    pub source: &'s str,
     pub policy: &'a Policy,
     pub root: Option<&'a Path>,
     pub warnings: &'a mut Vec<Diagnostic>,
@@ -193,7 +193,7 @@ pub struct OpCx<'a> {
     pub changes: &'a [Change<'a>],
 }
 
-impl OpCx<'_> {
+impl<'s> OpCx<'_, 's> {
     /// Reports `d` as an error.
     pub fn fail<T>(&mut self, d: Diagnostic) -> Step<T> {
         self.errors.push(d);
@@ -345,7 +345,10 @@ impl OpCx<'_> {
     }
 
     /// The change one file op makes.
-    fn op<'p>(&mut self, op: &'p FileOp<'_>) -> Step<Change<'p>> {
+    fn op<'p>(&mut self, op: &'p FileOp<'_>) -> Step<Change<'p>>
+    where
+        's: 'p,
+    {
         let mut rel = self.resolve(&op.path)?;
         let mut entry = self.entry(&op.path, &rel)?;
         if self.policy.strip_project_prefix && entry == Entry::Missing {

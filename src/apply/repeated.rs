@@ -31,7 +31,7 @@ enum Left {
     Tree { span: Span },
 }
 
-impl OpCx<'_> {
+impl OpCx<'_, '_> {
     /// What earlier blocks left at `rel`: `None` when no block touched it
     /// (the tree answers).
     pub fn touched(&mut self, path: &PathRef, rel: &RelPath) -> Step<Option<Entry>> {

@@ -30,7 +30,7 @@ struct Spot {
     indent: Option<Indent>,
 }
 
-impl OpCx<'_> {
+impl OpCx<'_, '_> {
     /// Places each edit in the text as the ones before it left it.
     pub fn in_order<'p>(
         &mut self,
