@@ -435,7 +435,13 @@ mod tests {
     #[test]
     fn the_index_keeps_lines_ascending_in_small_and_crowded_buckets() {
         let lines: Vec<String> = (0..20_000)
-            .map(|i| if i % 3 == 0 { String::new() } else { format!("line {i}") })
+            .map(|i| {
+                if i % 3 == 0 {
+                    String::new()
+                } else {
+                    format!("line {i}")
+                }
+            })
             .collect();
         let text = lines.join("\n") + "\n";
         let f = FileText::new(&text);
