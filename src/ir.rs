@@ -309,26 +309,27 @@ impl<'a> Line<'a> {
     /// it is not there (a line lowering made, such as a binary literal's
     /// decoded bytes).
     pub fn span(&self, source: &str) -> Span {
+        self.offset_in(source)
+            .map_or_else(Span::default, |at| Span::new(at, at + self.text.len()))
+    }
+
+    /// Where this line's text starts in `source`, when it lies there.
+    fn offset_in(&self, source: &str) -> Option<usize> {
         let Cow::Borrowed(text) = &self.text else {
-            return Span::default();
+            return None;
         };
         let at = (text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
-        if at > source.len() || source.len() - at < text.len() {
-            return Span::default();
-        }
-        Span::new(at, at + text.len())
+        (at <= source.len() && source.len() - at >= text.len()).then_some(at)
     }
 
     /// This line's text and the line end `eol` after it, as one slice of
     /// `source`, when the patch ends the line so: a line written with
     /// its ending is one piece of the output, not two.
     pub fn with_eol<'s>(&self, source: &'s str, eol: &str) -> Option<&'s str> {
-        let Cow::Borrowed(text) = &self.text else {
-            return None;
-        };
-        let at = (text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
-        let end = at.checked_add(text.len())?.checked_add(eol.len())?;
-        source.get(at..end).filter(|w| w.ends_with(eol))
+        let at = self.offset_in(source)?;
+        source
+            .get(at..at + self.text.len() + eol.len())
+            .filter(|w| w.ends_with(eol))
     }
 
     /// The whole patch line (prefix included, without its `\n`) this

@@ -101,14 +101,11 @@ impl<'s> OpCx<'_, 's> {
     /// removed) comes first: when it is nothing, the file balances after
     /// exactly when it did before, and the original is not scanned whole.
     fn brackets(&mut self, rel: &RelPath, output: &Output) {
-        let delta = std::cell::Cell::new([0i64; 3]);
-        let count = |text: &str, sign: i64| {
-            let (c, mut d) = (brackets(text), delta.get());
-            (0..3).for_each(|k| d[k] += sign * c[k]);
-            delta.set(d);
-        };
-        output.changes(|removed| count(removed, -1), |added| count(added, 1));
-        let delta = delta.get();
+        let mut delta = [0i64; 3];
+        output.changes(|text, added| {
+            let (c, sign) = (brackets(text), if added { 1 } else { -1 });
+            (0..3).for_each(|k| delta[k] += sign * c[k]);
+        });
         if delta != [0; 3] && brackets(&output.original) == [0; 3] {
             self.warnings.push(
                 Diagnostic::new(

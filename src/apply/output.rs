@@ -148,26 +148,27 @@ impl<'p> Output<'p> {
         }
     }
 
-    /// What the pieces change in the original, in order: each range of it
-    /// they leave out, and each text they add. (Pieces `assemble` builds
-    /// run forward through the original.) Walked, not collected: a large
-    /// file has tens of thousands of pieces.
-    pub fn changes(&self, mut removed: impl FnMut(&str), mut added: impl FnMut(&str)) {
+    /// What the pieces change in the original, in order: `each(text,
+    /// false)` for each range of it they leave out, `each(text, true)` for
+    /// each text they add. (Pieces `assemble` builds run forward through
+    /// the original.) Walked, not collected: a large file has tens of
+    /// thousands of pieces.
+    pub fn changes(&self, mut each: impl FnMut(&str, bool)) {
         let base = self.base.as_deref().unwrap_or(&self.original);
         let mut at = 0;
         for piece in &self.pieces {
             match *piece {
                 Piece::Original(s, e) => {
                     if s > at {
-                        removed(&base[at..s]);
+                        each(&base[at..s], false);
                     }
                     at = at.max(e);
                 }
-                Piece::Text(t) => added(t),
+                Piece::Text(t) => each(t, true),
             }
         }
         if at < base.len() {
-            removed(&base[at..]);
+            each(&base[at..], false);
         }
     }
 

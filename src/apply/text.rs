@@ -45,8 +45,8 @@ pub struct FileText<'a> {
     expected: [OnceCell<Expected>; KEYS],
 }
 
-/// Hashes of line keys, collected straight into the set (a list of
-/// them first was a third of the set's size again, at the index's peak).
+/// Hashes of line keys, collected straight into the set (no list of
+/// them first).
 pub type Hashes = HashSet<u64, foldhash::fast::FixedState>;
 
 /// The keys a patch will look up, known before its first lookup, and
@@ -81,12 +81,11 @@ impl Index {
         Index::build((0..n).map(|i| ((hash(i) >> 32) as u32, i as u32)).collect())
     }
 
-    /// The index of `entries` (a key's top 32 hash bits and its line,
-    /// lines ascending), sorted where they lie: each entry is moved into
-    /// its bucket's place (a counting sort that permutes in place), then
-    /// each bucket sorted. Linear, where sorting the whole file was
-    /// `n log n`, and no second list of entries: on a large file the copy
-    /// was the index's peak, and a tenth of the whole apply's.
+    /// The index of `entries` (a key's top 32 hash bits and its line),
+    /// sorted where they lie: each entry is moved into its bucket's place
+    /// (a counting sort that permutes in place), then each bucket sorted.
+    /// Linear but for buckets one key crowds, and no second list of
+    /// entries (the copy was the index's peak).
     fn build(mut entries: Vec<(u32, u32)>) -> Index {
         let n = entries.len();
         // A bucket per two to four lines; `n < 2^32`, so `bits < 32`.
