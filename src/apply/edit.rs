@@ -52,6 +52,15 @@ impl<'s> OpCx<'_, 's> {
             }
         };
         let text = base.as_deref().unwrap_or(&original);
+        if text.len() >= u32::MAX as usize {
+            return self.fail(
+                Diagnostic::new(
+                    Code::UnsupportedFile,
+                    format!("the new content of `{rel}` is 4 GiB or larger"),
+                )
+                .path(rel.as_str()),
+            );
+        }
         let pieces = if self.policy.sequential {
             self.in_order(rel, text, edits)?
         } else {
@@ -78,7 +87,7 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
-        let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
+        let mut file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
         super::find::expect(&file, edits);
         let target_text = OnceCell::new();
         let mut loc = Locating::new(&file, self.source, rel, self.policy, &target_text);
@@ -88,12 +97,16 @@ impl<'s> OpCx<'_, 's> {
             self.errors.append(&mut loc.errors);
             return Err(Reported);
         }
-        if loc.placed.is_empty() && !reshapes(&file, shape) {
+        let placed = loc.placed;
+        if placed.is_empty() && !reshapes(&file, shape) {
             let mut b = Builder::new(text);
             b.push_original(0, text.len());
             return Ok(b.finish());
         }
-        Ok(assemble(&file, self.source, edits, &loc.placed, shape))
+        // The search is over: its indexes go before the pieces are built,
+        // so the two never peak together.
+        file.forget_indexes();
+        Ok(assemble(&file, self.source, edits, &placed, shape))
     }
 
     /// A file whose brackets balanced before the patch and not after it.

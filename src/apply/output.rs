@@ -23,9 +23,13 @@ pub struct Output<'p> {
     base: Option<String>,
 }
 
+/// A range of the original, or a slice of the patch text: 16 bytes (a
+/// pair of `u32` fits beside the slice's pointer), where `usize` offsets
+/// took 24, and a large edited file has tens of thousands of pieces. The
+/// planner refuses texts of 4 GiB or more.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Piece<'p> {
-    Original(usize, usize),
+    Original(u32, u32),
     Text(&'p str),
 }
 
@@ -41,6 +45,7 @@ pub struct Builder<'p, 'o> {
 
 impl<'p, 'o> Builder<'p, 'o> {
     pub fn new(original: &'o str) -> Self {
+        debug_assert!(original.len() < u32::MAX as usize);
         Builder {
             original,
             pieces: vec![],
@@ -52,6 +57,7 @@ impl<'p, 'o> Builder<'p, 'o> {
         if start >= end {
             return;
         }
+        let (start, end) = (start as u32, end as u32);
         if let Some(Piece::Original(_, last_end)) = self.pieces.last_mut() {
             if *last_end == start {
                 *last_end = end;
@@ -69,7 +75,7 @@ impl<'p, 'o> Builder<'p, 'o> {
 
     fn text(&self, piece: Piece<'p>) -> &str {
         match piece {
-            Piece::Original(s, e) => &self.original[s..e],
+            Piece::Original(s, e) => &self.original[s as usize..e as usize],
             Piece::Text(t) => t,
         }
     }
@@ -98,7 +104,7 @@ impl<'p, 'o> Builder<'p, 'o> {
             .map_or(text, |t| t.strip_suffix('\r').unwrap_or(t))
             .len();
         let trimmed = match last {
-            Piece::Original(s, _) => Piece::Original(s, s + kept),
+            Piece::Original(s, _) => Piece::Original(s, s + kept as u32),
             Piece::Text(t) => Piece::Text(&t[..kept]),
         };
         if kept > 0 {
@@ -143,7 +149,9 @@ impl<'p> Output<'p> {
 
     fn text(&self, piece: &Piece<'p>) -> &str {
         match *piece {
-            Piece::Original(s, e) => &self.base.as_deref().unwrap_or(&self.original)[s..e],
+            Piece::Original(s, e) => {
+                &self.base.as_deref().unwrap_or(&self.original)[s as usize..e as usize]
+            }
             Piece::Text(t) => t,
         }
     }
@@ -159,6 +167,7 @@ impl<'p> Output<'p> {
         for piece in &self.pieces {
             match *piece {
                 Piece::Original(s, e) => {
+                    let (s, e) = (s as usize, e as usize);
                     if s > at {
                         each(&base[at..s], false);
                     }
@@ -257,6 +266,11 @@ impl Bytes<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_piece_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Piece>(), 16);
+    }
 
     #[test]
     fn pieces_join_trim_and_compare() {

@@ -185,6 +185,12 @@ impl<'a> FileText<'a> {
         }
     }
 
+    /// Frees the line indexes (a later lookup builds them again).
+    pub fn forget_indexes(&mut self) {
+        self.indexes = Default::default();
+        self.expected = Default::default();
+    }
+
     /// Bytes before the first line: a byte-order mark, or nothing.
     pub fn prefix_len(&self) -> usize {
         self.starts[0] as usize
@@ -263,15 +269,16 @@ impl<'a> FileText<'a> {
     }
 
     /// The index of the lines whose key of kind `kind` hashes to one of `hashes`.
+    /// Room for every line is taken at once: only the entries written
+    /// touch memory, where growing by doubling copied the list each time
+    /// and left the copies behind in the heap.
     fn expected_index(&self, kind: Key, hashes: &Hashes) -> Index {
-        Index::build(
-            (0..self.len())
-                .filter_map(|i| {
-                    let h = hash_key(&kind.of(self.line(i)));
-                    hashes.contains(&h).then_some(((h >> 32) as u32, i as u32))
-                })
-                .collect(),
-        )
+        let mut entries = Vec::with_capacity(self.len());
+        entries.extend((0..self.len()).filter_map(|i| {
+            let h = hash_key(&kind.of(self.line(i)));
+            hashes.contains(&h).then_some(((h >> 32) as u32, i as u32))
+        }));
+        Index::build(entries)
     }
 
     /// The lines whose key of kind `kind` hashes to `h`, ascending (a
@@ -456,6 +463,26 @@ mod tests {
             assert_eq!(&found, at, "{key:?}");
         }
         assert_eq!(f.count(hash_key(""), Key::Exact), 6667);
+    }
+
+    #[test]
+    fn forgotten_indexes_are_built_again_with_the_same_answers() {
+        let text: String = (0..3000).map(|i| format!("  line {}\n", i % 11)).collect();
+        let mut f = FileText::new(&text);
+        let expected: Hashes = [hash_key("line 3")].into_iter().collect();
+        f.expect(Key::Trimmed, expected);
+        let ask = |f: &FileText, k: usize| -> Vec<usize> {
+            f.positions(hash_key(&format!("line {k}")), Key::Trimmed)
+                .collect()
+        };
+        // One key from the expected index, one from the whole-file one.
+        let before = (ask(&f, 3), ask(&f, 4));
+        assert_eq!(
+            before.0,
+            (0..3000).filter(|i| i % 11 == 3).collect::<Vec<_>>()
+        );
+        f.forget_indexes();
+        assert_eq!((ask(&f, 3), ask(&f, 4)), before);
     }
 
     #[test]
