@@ -74,7 +74,7 @@ fn anchor_scopes_the_block() {
             .0,
         Code::AmbiguousContext
     );
-    loc.anchor = Some(lines(&["fn b() {"]));
+    loc.reach_mut().anchor = Some(lines(&["fn b() {"]));
     assert_eq!(
         check(
             text,
@@ -88,11 +88,11 @@ fn anchor_scopes_the_block() {
         check(text, vec![edit(&[], &["    y = 0;"], loc.clone())]).unwrap(),
         text.replace("fn b() {\n", "fn b() {\n    y = 0;\n")
     );
-    loc.anchor = Some(lines(&["fn c() {"]));
+    loc.reach_mut().anchor = Some(lines(&["fn c() {"]));
     let errs = check(text, vec![edit(&["    x = 1;"], &[], loc.clone())]).unwrap_err();
     assert_eq!(errs[0].0, Code::ContextNotFound);
     assert!(errs[0].1.starts_with("anchor not found"), "{}", errs[0].1);
-    loc.anchor = Some(lines(&["}"]));
+    loc.reach_mut().anchor = Some(lines(&["}"]));
     let errs = check(text, vec![edit(&["    x = 1;"], &[], loc)]).unwrap_err();
     assert_eq!(errs[0].0, Code::AmbiguousContext);
     assert!(
@@ -105,7 +105,7 @@ fn anchor_scopes_the_block() {
 #[test]
 fn range_end_extends_the_region() {
     let mut loc = locator(Uniqueness::UniqueInFile);
-    loc.range_end = Some(RangeEnd::Lines(lines(&["end"])));
+    loc.reach_mut().range_end = Some(RangeEnd::Lines(lines(&["end"])));
     let text = "start\na\nb\nend\nafter\n";
     assert_eq!(
         check(text, vec![edit(&["start"], &["X"], loc.clone())]).unwrap(),

@@ -216,7 +216,7 @@ impl Locating<'_, '_> {
                 Part::RangeEnd => d
                     .note("it occurs before the start of the range: a range runs down from its start to the first match of its end")
                     .hint("swap the start and the end of the range, or pick an end below the start"),
-                _ if edit.locator.anchor.is_some() && from > self.cursor => d
+                _ if edit.locator.anchor().is_some() && from > self.cursor => d
                     .note("it occurs above the anchor; the block is sought below the anchor")
                     .hint("choose an anchor above the block"),
                 _ => d

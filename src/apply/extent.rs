@@ -14,12 +14,12 @@ impl Locating<'_, '_> {
     pub(super) fn extend(&mut self, edit: &Edit, mut region: Region) -> Result<Region, Miss> {
         let loc = &edit.locator;
         let n = self.file.len();
-        match &loc.range_end {
+        match loc.range_end() {
             None => {}
             Some(RangeEnd::Eof) => region.end = n,
             Some(RangeEnd::Lines(tail)) => region.end = self.range_end(edit, tail, region)?,
         }
-        if loc.scope_end {
+        if loc.scope_end() {
             // An empty region (`^`, `$`) has no last line to open a block.
             match (!region.is_empty())
                 .then(|| self.block_end(region.end - 1))
@@ -39,12 +39,12 @@ impl Locating<'_, '_> {
                 ),
             }
         }
-        for _ in 0..loc.widen.0 {
+        for _ in 0..loc.widen().0 {
             if region.start > self.cursor && self.file.is_blank(region.start - 1) {
                 region.start -= 1;
             }
         }
-        for _ in 0..loc.widen.1 {
+        for _ in 0..loc.widen().1 {
             if region.end < n && self.file.is_blank(region.end) {
                 region.end += 1;
             }

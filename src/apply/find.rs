@@ -65,15 +65,11 @@ pub fn expect(file: &FileText, edits: &[Edit]) {
                 kinds.len() - 1
             }
         };
-        let range_end = match &loc.range_end {
+        let range_end = match loc.range_end() {
             Some(RangeEnd::Lines(lines)) => &lines[..],
             _ => &[],
         };
-        for block in [
-            &edit.old[..],
-            loc.anchor.as_deref().unwrap_or(&[]),
-            range_end,
-        ] {
+        for block in [&edit.old[..], loc.anchor().unwrap_or(&[]), range_end] {
             let want = Want::new(block, level);
             kinds[k].1.extend(want.keys.iter().map(|key| hash_key(key)));
         }

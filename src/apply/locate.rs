@@ -198,7 +198,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             from = from.max(h);
         }
         let mut first_only = loc.uniqueness == Uniqueness::FirstAfterCursor;
-        let anchor = loc.anchor.as_deref().filter(|a| !a.is_empty());
+        let anchor = loc.anchor().filter(|a| !a.is_empty());
         if let Some(anchor) = anchor {
             match self.anchor(edit, anchor, from, first_only) {
                 Ok(after) => {
@@ -534,8 +534,8 @@ impl Part {
         let loc = &edit.locator;
         match self {
             Part::Block => &edit.old,
-            Part::Anchor => loc.anchor.as_deref().unwrap_or(&[]),
-            Part::RangeEnd => match &loc.range_end {
+            Part::Anchor => loc.anchor().unwrap_or(&[]),
+            Part::RangeEnd => match loc.range_end() {
                 Some(RangeEnd::Lines(l)) => l,
                 _ => &[],
             },

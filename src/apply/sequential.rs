@@ -111,8 +111,8 @@ impl OpCx<'_, '_> {
         let edit = &edits[i];
         let loc = &edit.locator;
         let plain = loc.hint.is_none()
-            && loc.anchor.is_none()
-            && loc.range_end.is_none()
+            && loc.anchor().is_none()
+            && loc.range_end().is_none()
             && !loc.at_eof
             && loc.uniqueness == Uniqueness::UniqueInFile
             && !edit.old.is_empty()

@@ -336,7 +336,7 @@ impl<'a> Lowering<'a, Codex> {
                                     continue;
                                 }
                                 let line = Line::of(text);
-                                edit.locator.anchor = Some(vec![line]);
+                                edit.locator.reach_mut().anchor = Some(vec![line]);
                             }
                             _ => {}
                         }
@@ -358,7 +358,7 @@ impl<'a> Lowering<'a, Codex> {
             }
         }
         let loc = &mut edit.locator;
-        if loc.anchor.is_some() || loc.hint.is_some() {
+        if loc.anchor().is_some() || loc.hint.is_some() {
             loc.uniqueness = Uniqueness::FirstAfterCursor;
         }
         if edit.old.is_empty() && edit.new.is_empty() {
@@ -368,7 +368,7 @@ impl<'a> Lowering<'a, Codex> {
             // A header alone narrows the search for the next hunk: an edit
             // that only moves the cursor past its context line.
             loc.uniqueness = Uniqueness::FirstAfterCursor;
-        } else if edit.old.is_empty() && loc.anchor.is_none() && loc.hint.is_none() {
+        } else if edit.old.is_empty() && loc.anchor().is_none() && loc.hint.is_none() {
             // Codex appends a context-free addition at the end of the file.
             loc.at_eof = true;
         }

@@ -45,6 +45,13 @@ impl<'t> Pending<'t> {
     pub(super) fn value(&self, key: &str) -> Option<&(&'t str, Span, Vec<Line<'t>>)> {
         self.values.iter().find(|v| v.0 == key)
     }
+    /// The lines of value `key`, moved out (its key and span stay, for
+    /// diagnostics).
+    pub(super) fn take(&mut self, key: &str) -> Option<Vec<Line<'t>>> {
+        let v = self.values.iter_mut().find(|v| v.0 == key)?;
+        Some(std::mem::take(&mut v.2))
+    }
+
     pub(super) fn is_bare(&self) -> bool {
         self.values.is_empty() && self.options.is_empty()
     }

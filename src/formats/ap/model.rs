@@ -4,7 +4,9 @@
 
 use std::borrow::Cow;
 
-use crate::ir::{Action, Edit, Level, Line, Locator, NewLine, Place, RangeEnd, Span, Uniqueness};
+use crate::ir::{
+    Action, Edit, Level, Line, Locator, NewLine, Place, RangeEnd, Reach, Span, Uniqueness,
+};
 
 /// What an ap modification does at the place it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,27 +100,48 @@ pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
                     ModKind::InsertAfter => Place::After,
                 },
                 locator: Locator {
-                    hint: None,
-                    anchor: m.anchor,
-                    range_end: m.tail.map(|t| match t {
-                        Target::Lines(lines) => RangeEnd::Lines(lines),
-                        _ => RangeEnd::Eof,
-                    }),
+                    reach: reach(
+                        m.anchor,
+                        m.tail,
+                        m.scope_end,
+                        (m.leading_blank, m.trailing_blank),
+                    ),
                     at_start,
                     at_eof,
-                    scope_end: m.scope_end,
-                    widen: (m.leading_blank, m.trailing_blank),
-                    levels: &[Level::BlankLinesIgnored, Level::SoftStart],
-                    uniqueness: if repeated {
-                        Uniqueness::FirstAfterCursor
-                    } else {
-                        Uniqueness::UniqueAfterCursor
-                    },
+                    ..Locator::plain(
+                        if repeated {
+                            Uniqueness::FirstAfterCursor
+                        } else {
+                            Uniqueness::UniqueAfterCursor
+                        },
+                        &[Level::BlankLinesIgnored, Level::SoftStart],
+                    )
                 },
                 span: m.span,
             }
         })
         .collect()
+}
+
+/// A modification's anchor, range end and options, boxed when it has any.
+fn reach<'a>(
+    anchor: Option<Vec<Line<'a>>>,
+    tail: Option<Target<'a>>,
+    scope_end: bool,
+    widen: (usize, usize),
+) -> Option<Box<Reach<'a>>> {
+    let range_end = tail.map(|t| match t {
+        Target::Lines(lines) => RangeEnd::Lines(lines),
+        _ => RangeEnd::Eof,
+    });
+    (anchor.is_some() || range_end.is_some() || scope_end || widen != (0, 0)).then(|| {
+        Box::new(Reach {
+            anchor,
+            range_end,
+            scope_end,
+            widen,
+        })
+    })
 }
 
 /// What an opening directive of a file block says.
@@ -140,41 +163,41 @@ pub(super) enum Base<'a> {
     Recreate(Vec<Line<'a>>),
 }
 
-/// A locator value: `^`, `$`, or its lines without blank ones at either end.
-pub(super) fn target<'t>(lines: &[Line<'t>]) -> Option<Target<'t>> {
-    let trimmed = trim_blank(lines);
-    match trimmed {
+/// A locator value: `^`, `$`, or its lines without blank ones at either
+/// end (cut where they lie: a large patch's lines are not copied).
+pub(super) fn target(mut lines: Vec<Line<'_>>) -> Option<Target<'_>> {
+    trim_blank(&mut lines);
+    match &lines[..] {
         [] => None,
         [one] if one.text.trim() == "^" => Some(Target::Start),
         [one] if one.text.trim() == "$" => Some(Target::End),
-        _ => Some(Target::Lines(trimmed.to_vec())),
+        _ => Some(Target::Lines(lines)),
     }
 }
 
-pub(super) fn trim_blank<'a, 't>(lines: &'a [Line<'t>]) -> &'a [Line<'t>] {
-    let start = lines
-        .iter()
-        .position(|l| !l.text.trim().is_empty())
-        .unwrap_or(lines.len());
+/// Drops the blank lines at either end.
+fn trim_blank(lines: &mut Vec<Line<'_>>) {
     let end = lines
         .iter()
         .rposition(|l| !l.text.trim().is_empty())
-        .map_or(start, |i| i + 1);
-    &lines[start..end]
+        .map_or(0, |i| i + 1);
+    lines.truncate(end);
+    let start = lines
+        .iter()
+        .position(|l| !l.text.trim().is_empty())
+        .unwrap_or(end);
+    lines.drain(..start);
 }
 
 /// `content` without blank lines at either end and without trailing whitespace.
-pub(super) fn content_lines<'t>(lines: &[Line<'t>]) -> Vec<Line<'t>> {
-    trim_blank(lines)
-        .iter()
-        .map(|l| {
-            let t = l.text.trim_end_matches([' ', '\t']);
-            Line {
-                text: match &l.text {
-                    Cow::Borrowed(b) => Cow::Borrowed(&b[..t.len()]),
-                    Cow::Owned(_) => Cow::Owned(t.to_string()),
-                },
-            }
-        })
-        .collect()
+pub(super) fn content_lines(mut lines: Vec<Line<'_>>) -> Vec<Line<'_>> {
+    trim_blank(&mut lines);
+    for l in &mut lines {
+        let kept = l.text.trim_end_matches([' ', '\t']).len();
+        match &mut l.text {
+            Cow::Borrowed(b) => *b = &b[..kept],
+            Cow::Owned(o) => o.truncate(kept),
+        }
+    }
+    lines
 }

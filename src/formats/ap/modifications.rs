@@ -17,13 +17,13 @@ impl<'t> Lowering<'t, Ap<'t>> {
         let mut base = Base::Existing;
         let mut mods = vec![];
         let count = pendings.len();
-        for (i, p) in pendings.into_iter().enumerate() {
-            let content = p.value("content").map(|v| content_lines(&v.2));
+        for (i, mut p) in pendings.into_iter().enumerate() {
+            let content = p.take("content").map(content_lines);
             let opening = match p.kw {
                 "" | "CREATE" | "RECREATE" => self.opening(&p, i == 0, count, content),
                 "DELETE" if p.is_bare() => self.bare_delete(&p, count),
                 kw => {
-                    mods.extend(self.modification(kw, &p, content).ok());
+                    mods.extend(self.modification(kw, &mut p, content).ok());
                     Opening::Nothing
                 }
             };
@@ -172,7 +172,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
     fn modification(
         &mut self,
         kw: &'t str,
-        p: &Pending<'t>,
+        p: &mut Pending<'t>,
         content: Option<Vec<Line<'t>>>,
     ) -> Result<Modification<'t>, Reported> {
         let mut kind = match kw {
@@ -181,7 +181,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             "INSERT_BEFORE" => ModKind::InsertBefore,
             _ => ModKind::Delete,
         };
-        let mut anchor = p.value("anchor").map(|v| v.2.clone());
+        let mut anchor = p.take("anchor");
         let snippet = self.snippet(kw, p, &mut anchor)?;
         let tail = self.tail(kw, kind, p)?;
         let content = self.content(kw, &mut kind, p, content)?;
@@ -210,11 +210,11 @@ impl<'t> Lowering<'t, Ap<'t>> {
     fn snippet(
         &mut self,
         kw: &str,
-        p: &Pending<'t>,
+        p: &mut Pending<'t>,
         anchor: &mut Option<Vec<Line<'t>>>,
     ) -> Result<Target<'t>, Reported> {
-        let snippet = match p.value("snippet") {
-            Some(v) => v.2.clone(),
+        let snippet = match p.take("snippet") {
+            Some(lines) => lines,
             None => match anchor.take() {
                 Some(a) if self.own.tolerant => {
                     self.warn(Code::ToleratedFormatSlip, p.span, format!("`{kw}` has an `anchor` but no `snippet`; the anchor is used as the snippet"), "no snippet");
@@ -236,7 +236,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 }
             },
         };
-        let Some(target) = target(&snippet) else {
+        let Some(target) = target(snippet) else {
             self.error(
                 p.value("snippet").map_or(p.span, |v| v.1),
                 "an empty `snippet`",
@@ -253,13 +253,14 @@ impl<'t> Lowering<'t, Ap<'t>> {
         &mut self,
         kw: &str,
         kind: ModKind,
-        p: &Pending<'t>,
+        p: &mut Pending<'t>,
     ) -> Result<Option<Target<'t>>, Reported> {
-        Ok(match p.value("snippet_tail") {
-            Some((_, span, lines)) => {
+        let span = p.value("snippet_tail").map(|v| v.1);
+        Ok(match (span, p.take("snippet_tail")) {
+            (Some(span), Some(lines)) => {
                 if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
                     self.error(
-                        *span,
+                        span,
                         format!("`snippet_tail` with `{kw}`"),
                         "a range",
                         "an insertion needs one point: use a single `snippet`",
@@ -268,13 +269,13 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 }
                 match target(lines) {
                     Some(Target::Start) | None => {
-                        self.error(*span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
+                        self.error(span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
                         return Err(Reported);
                     }
                     t => t,
                 }
             }
-            None => None,
+            _ => None,
         })
     }
 
