@@ -25,9 +25,9 @@ use crate::ir::{Edit, Level, Line, NewLine};
 /// No node: the end of the list.
 pub const NIL: u32 = u32::MAX;
 
-/// A line node: its neighbours, 8 bytes, so a 200,000-line file costs
-/// 1.6 MiB. Node `i < n` shows original line `i`; a later node shows
-/// [`Evolving::srcs`]`[i - n]`.
+/// A line node: its neighbours. Node `i < n` shows original line `i`
+/// (its links implicit until an edit changes them, see [`Links`]); a later
+/// node shows [`Evolving::srcs`]`[i - n]`.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     /// The previous node, [`NIL`] for the first, [`DEAD`] once unlinked.
@@ -42,6 +42,98 @@ const DEAD: u32 = u32::MAX - 1;
 
 /// The most lines a file may have here (the planner refuses more).
 pub const MAX_LINES: usize = TEXT as usize;
+
+/// The list's links. An original line's are implicit (`i - 1`, `i + 1`)
+/// until an edit changes them; then they are kept in `changed`, with a
+/// bit in `touched` saying so, and a removed one has a bit in `dead`
+/// instead. An added node's are in `added`. A node per original line cost
+/// 8 bytes a line (1.6 MB for 200,000 lines) where an edit relinks two.
+struct Links {
+    /// The number of original lines.
+    n: u32,
+    touched: Vec<u64>,
+    dead: Vec<u64>,
+    changed: HashMap<u32, Node, foldhash::fast::FixedState>,
+    added: Vec<Node>,
+}
+
+impl Links {
+    fn new(n: u32, room: usize) -> Links {
+        Links {
+            n,
+            touched: vec![0; (n as usize).div_ceil(64)],
+            dead: vec![0; (n as usize).div_ceil(64)],
+            changed: HashMap::default(),
+            added: Vec::with_capacity(room),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.n as usize + self.added.len()
+    }
+
+    fn bit(bits: &[u64], id: u32) -> bool {
+        bits[id as usize / 64] >> (id % 64) & 1 == 1
+    }
+
+    fn get(&self, id: u32) -> Node {
+        if id >= self.n {
+            return self.added[(id - self.n) as usize];
+        }
+        if Links::bit(&self.dead, id) {
+            return Node {
+                prev: DEAD,
+                next: NIL,
+            };
+        }
+        if Links::bit(&self.touched, id) {
+            return self.changed[&id];
+        }
+        Node {
+            prev: id.checked_sub(1).unwrap_or(NIL),
+            next: if id + 1 == self.n { NIL } else { id + 1 },
+        }
+    }
+
+    fn get_mut(&mut self, id: u32) -> &mut Node {
+        if id >= self.n {
+            return &mut self.added[(id - self.n) as usize];
+        }
+        let now = self.get(id);
+        self.touched[id as usize / 64] |= 1 << (id % 64);
+        self.changed.entry(id).or_insert(now)
+    }
+
+    /// Takes node `id` out of the list (its neighbours are relinked apart).
+    fn kill(&mut self, id: u32) {
+        if id >= self.n {
+            self.added[(id - self.n) as usize].prev = DEAD;
+            return;
+        }
+        self.dead[id as usize / 64] |= 1 << (id % 64);
+        if Links::bit(&self.touched, id) {
+            self.touched[id as usize / 64] &= !(1 << (id % 64));
+            self.changed.remove(&id);
+        }
+    }
+
+    fn set_next(&mut self, id: u32, next: u32) {
+        if self.get(id).next != next {
+            self.get_mut(id).next = next;
+        }
+    }
+
+    fn set_prev(&mut self, id: u32, prev: u32) {
+        if self.get(id).prev != prev {
+            self.get_mut(id).prev = prev;
+        }
+    }
+
+    fn push(&mut self, node: Node) -> u32 {
+        self.added.push(node);
+        self.len() as u32 - 1
+    }
+}
 
 /// A line the patch added: its text, and when it was re-indented as the
 /// file is (the match ignored indentation), the mapping and the result.
@@ -86,7 +178,7 @@ impl AddedIndex {
 
 pub struct Evolving<'f, 'p> {
     file: &'f FileText<'f>,
-    nodes: Vec<Node>,
+    nodes: Links,
     /// The sources of the nodes after the original lines (see [`TEXT`]).
     srcs: Vec<u32>,
     /// The patch lines nodes refer to.
@@ -111,21 +203,19 @@ pub struct Evolving<'f, 'p> {
 
 impl<'f, 'p> Evolving<'f, 'p> {
     /// The original file, ready for `edits`. Room for every node they can
-    /// add is taken at once: growing the list of a large file's nodes by
-    /// doubling held both copies, twice the file's lines, at the peak.
+    /// add is taken at once: growing the list of added nodes by doubling
+    /// held both copies at the peak.
     pub fn new(file: &'f FileText<'f>, edits: &[Edit]) -> Self {
         let n = file.len() as u32;
         let new: usize = edits.iter().map(|e| e.new.len()).sum();
-        let mut nodes = Vec::with_capacity(n as usize + new);
-        nodes.extend((0..n).map(|i| Node {
-            prev: if i == 0 { NIL } else { i - 1 },
-            next: if i + 1 == n { NIL } else { i + 1 },
-        }));
+        let added = edits.iter().flat_map(|e| &e.new);
+        let texts = added.filter(|l| matches!(l, NewLine::Add(_))).count();
+        let nodes = Links::new(n, new);
         Evolving {
             file,
             nodes,
             srcs: Vec::with_capacity(new),
-            texts: vec![],
+            texts: Vec::with_capacity(texts),
             indents: vec![],
             removed: HashMap::new(),
             head: if n == 0 { NIL } else { 0 },
@@ -159,11 +249,11 @@ impl<'f, 'p> Evolving<'f, 'p> {
     }
 
     fn alive(&self, id: u32) -> bool {
-        self.nodes[id as usize].prev != DEAD
+        self.nodes.get(id).prev != DEAD
     }
 
     fn unlink(&mut self, id: u32, by: usize) {
-        self.nodes[id as usize].prev = DEAD;
+        self.nodes.kill(id);
         if (id as usize) < self.file.len() {
             self.removed.insert(id, by as u32);
         }
@@ -173,7 +263,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         if id == NIL {
             self.head
         } else {
-            self.nodes[id as usize].next
+            self.nodes.get(id).next
         }
     }
 
@@ -224,7 +314,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
             .filter_map(|c| {
                 let mut start = c;
                 for _ in 0..pivot {
-                    start = self.nodes[start as usize].prev;
+                    start = self.nodes.get(start).prev;
                     if start == NIL {
                         return None;
                     }
@@ -234,7 +324,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
                     if at == NIL || kind.of(self.line(at)) != *k {
                         return None;
                     }
-                    at = self.nodes[at as usize].next;
+                    at = self.nodes.get(at).next;
                 }
                 Some(start)
             })
@@ -247,15 +337,14 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let mut at = start;
         while out.len() < len && at != NIL {
             out.push(at);
-            at = self.nodes[at as usize].next;
+            at = self.nodes.get(at).next;
         }
         out
     }
 
     /// A new node showing `src` (see [`Node::src`]).
     fn push_node(&mut self, src: u32) -> u32 {
-        let id = self.nodes.len() as u32;
-        self.nodes.push(Node {
+        let id = self.nodes.push(Node {
             prev: NIL,
             next: NIL,
         });
@@ -276,12 +365,12 @@ impl<'f, 'p> Evolving<'f, 'p> {
         if a == NIL {
             self.head = b;
         } else {
-            self.nodes[a as usize].next = b;
+            self.nodes.set_next(a, b);
         }
         if b == NIL {
             self.tail = a;
         } else {
-            self.nodes[b as usize].prev = a;
+            self.nodes.set_prev(b, a);
         }
     }
 
@@ -302,11 +391,9 @@ impl<'f, 'p> Evolving<'f, 'p> {
             self.indents.push(i);
             self.indents.len() - 1
         });
-        let before = matched
-            .first()
-            .map_or(after, |&m| self.nodes[m as usize].prev);
+        let before = matched.first().map_or(after, |&m| self.nodes.get(m).prev);
         let following = match matched.last() {
-            Some(&m) => self.nodes[m as usize].next,
+            Some(&m) => self.nodes.get(m).next,
             None => self.next(after),
         };
         let mut kept = vec![false; matched.len()];
@@ -342,7 +429,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         if !self.final_newline && tail != NIL && self.line(tail).is_empty() {
             // An empty last line without a line end is no line: its
             // predecessor's line end now ends the text.
-            let before_tail = self.nodes[tail as usize].prev;
+            let before_tail = self.nodes.get(tail).prev;
             self.unlink(tail, index);
             self.link(before_tail, NIL);
             self.final_newline = true;
@@ -374,7 +461,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let mut at = self.head;
         while at != NIL {
             line(at);
-            let node = self.nodes[at as usize];
+            let node = self.nodes.get(at);
             let src = self.src(at);
             if src & TEXT == 0 {
                 let i = src as usize;
