@@ -8,8 +8,6 @@
 //! rule). Every piece carries a [`Span`] back into the patch text so that a
 //! diagnostic can underline it.
 
-use std::borrow::Cow;
-
 /// A byte range in the (unwrapped) patch text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {
@@ -284,24 +282,24 @@ pub struct NewText<'a> {
     pub final_newline: bool,
 }
 
-/// One line of patch content, without its line end. Borrowed from the
-/// patch text unless lowering had to change it.
+/// One line of patch content, without its line end: a slice of the patch
+/// text, or of the store the lowering keeps beside it for the few lines it
+/// makes (a binary literal's decoded bytes; see [`crate::formats::parse`]).
 ///
-/// It keeps no span: a large patch holds every hunk's lines until it is
-/// written, and a span beside each took 16 of a line's 40 bytes (and made
-/// an added line's [`NewLine`] 48). Where a diagnostic needs one,
-/// [`Line::span`] finds the patch line the text lies in.
+/// A large patch holds every hunk's lines until it is written, so a line
+/// is 16 bytes and no more: a span beside each took 16 of a line's 40
+/// bytes, and a `Cow` 8 more than a slice (a kept line, a [`NewLine`], is
+/// as large). Where a diagnostic needs a span, [`Line::span`] finds the
+/// patch line the text lies in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line<'a> {
-    pub text: Cow<'a, str>,
+    pub text: &'a str,
 }
 
 impl<'a> Line<'a> {
     /// A line borrowed from the patch text.
     pub fn of(text: &'a str) -> Self {
-        Line {
-            text: Cow::Borrowed(text),
-        }
+        Line { text }
     }
 
     /// Where this line's text lies in `source`, the text the patch was
@@ -315,9 +313,7 @@ impl<'a> Line<'a> {
 
     /// Where this line's text starts in `source`, when it lies there.
     fn offset_in(&self, source: &str) -> Option<usize> {
-        let Cow::Borrowed(text) = &self.text else {
-            return None;
-        };
+        let text = self.text;
         let at = (text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
         (at <= source.len() && source.len() - at >= text.len()).then_some(at)
     }
@@ -609,11 +605,11 @@ mod tests {
     use super::*;
 
     /// A large patch holds every hunk's lines until it is written: a line
-    /// is its text alone, and a kept line is no larger than an added one.
+    /// is a slice alone, and a kept line is no larger than an added one.
     #[test]
     fn lines_are_their_text_alone() {
-        assert_eq!(std::mem::size_of::<Line>(), 24);
-        assert_eq!(std::mem::size_of::<NewLine>(), 24);
+        assert_eq!(std::mem::size_of::<Line>(), 16);
+        assert_eq!(std::mem::size_of::<NewLine>(), 16);
     }
 
     /// An edit keeps its locator's rarer parts boxed: every edit of a
@@ -639,10 +635,8 @@ mod tests {
         assert_eq!(empty.whole_line(source), Span::new(19, 20));
         let elsewhere = Line::of("old");
         assert_eq!(elsewhere.span(source), Span::default());
-        let owned = Line {
-            text: Cow::Owned("old".into()),
-        };
-        assert_eq!(owned.span(source), Span::default());
+        let made = String::from("old");
+        assert_eq!(Line::of(&made).span(source), Span::default());
     }
 
     #[test]
@@ -663,9 +657,7 @@ mod tests {
         assert_eq!(Line::of(&spaced[1..2]).with_eol(spaced, "\n"), None);
         let elsewhere = Line::of("new");
         assert_eq!(elsewhere.with_eol(source, "\n"), None);
-        let owned = Line {
-            text: Cow::Owned("new".into()),
-        };
-        assert_eq!(owned.with_eol(source, "\n"), None);
+        let made = String::from("new");
+        assert_eq!(Line::of(&made).with_eol(source, "\n"), None);
     }
 }

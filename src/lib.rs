@@ -247,7 +247,9 @@ fn pipeline(
         }
     };
     outcome.format = Some(format);
-    let (patch, mut warnings) = formats::parse(format, &unwrapped.text, unwrapped.body, options)?;
+    let store = bumpalo::Bump::new();
+    let (patch, mut warnings) =
+        formats::parse(format, &unwrapped.text, &store, unwrapped.body, options)?;
     outcome.diagnostics.append(&mut warnings);
     outcome.ignored_metadata = patch.ignored_metadata.clone();
     let errors = validate::validate(&patch, root);

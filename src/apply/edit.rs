@@ -141,7 +141,7 @@ fn join(content: &NewText, op: &FileOp, like: &str, lone_cr: bool) -> String {
     );
     let mut s = String::new();
     for l in &content.lines {
-        s.push_str(&l.text);
+        s.push_str(l.text);
         s.push_str(eol);
     }
     if !content.final_newline && !s.is_empty() {

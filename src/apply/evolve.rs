@@ -299,7 +299,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
         *done = self.nodes.len() as u32;
         let added = &*added;
-        let keys: Vec<_> = block.iter().map(|l| kind.of(&l.text)).collect();
+        let keys: Vec<_> = block.iter().map(|l| kind.of(l.text)).collect();
         let Some((pivot, h)) = keys
             .iter()
             .map(|k| hash_key(k))
@@ -602,7 +602,7 @@ mod tests {
             let mut ev = Evolving::new(&file, &edits);
             for (i, (e, (_, _, pick))) in edits.iter().zip(&steps).enumerate() {
                 let (now, order) = ev.current();
-                let old: Vec<&str> = e.old.iter().map(|l| l.text.as_ref()).collect();
+                let old: Vec<&str> = e.old.iter().map(|l| l.text).collect();
                 let expected = brute(&now, &old);
                 let mut found: Vec<usize> = ev
                     .find_all(&e.old, Level::Exact)
@@ -616,7 +616,7 @@ mod tests {
                     ev.splice(NIL, &run, e, i, None);
                     let mut lines: Vec<&str> = now.lines().collect();
                     let new: Vec<&str> = e.new.iter().map(|n| match n {
-                        NewLine::Add(l) => l.text.as_ref(),
+                        NewLine::Add(l) => l.text,
                         NewLine::Keep(j) => old[*j],
                     }).collect();
                     lines.splice(at..at + old.len(), new);

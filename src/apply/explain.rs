@@ -316,7 +316,7 @@ impl Locating<'_, '_> {
             } else if have.trim() == line.text.trim() {
                 indent += 1;
             } else {
-                changed.push((at, line.text.as_ref(), have));
+                changed.push((at, line.text, have));
             }
         }
         let mut notes = vec![];

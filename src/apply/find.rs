@@ -25,7 +25,7 @@ impl<'b> Want<'b> {
         let key = Key::at(level);
         let keys = block
             .iter()
-            .map(|l| key.of(&l.text))
+            .map(|l| key.of(l.text))
             .filter(|k| !(level.skips_blank_lines() && k.is_empty()))
             .collect();
         Want { keys, level }

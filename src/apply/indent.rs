@@ -82,7 +82,7 @@ pub fn relaxed_by<'f>(
         if k == 0 && level == Level::SoftStart {
             continue;
         }
-        pairs.push((leading(&old.text).to_string(), leading(have).to_string()));
+        pairs.push((leading(old.text).to_string(), leading(have).to_string()));
     }
     if !level.skips_blank_lines() {
         return Indent::from_pairs(pairs);

@@ -409,7 +409,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         if hit.start < from {
             return false;
         }
-        let shown: Vec<&str> = anchor.iter().map(|l| l.text.as_ref()).collect();
+        let shown: Vec<&str> = anchor.iter().map(|l| l.text).collect();
         let d = Diagnostic::new(
             Code::AnchorIgnored,
             format!(

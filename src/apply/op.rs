@@ -319,7 +319,7 @@ impl<'s> OpCx<'_, 's> {
         let said: Vec<&str> = expect
             .unwrap_or_default()
             .iter()
-            .flat_map(|e| e.old.iter().map(|l| &*l.text))
+            .flat_map(|e| e.old.iter().map(|l| l.text))
             .collect();
         if expect.is_some() && said != [target.as_str()] {
             return self.fail(
@@ -367,7 +367,7 @@ pub fn render_new<'p>(content: &'p NewText<'_>, op: &FileOp<'_>) -> Output<'p> {
     let eol = op.eol.map_or("\n", |e| e.as_str());
     let mut out = Builder::new("");
     for line in &content.lines {
-        out.push_text(&line.text);
+        out.push_text(line.text);
         out.push_text(eol);
     }
     if !content.final_newline {

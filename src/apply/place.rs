@@ -41,7 +41,7 @@ impl Locating<'_, '_> {
         let first = content
             .iter()
             .filter(|l| !l.text.trim().is_empty())
-            .min_by_key(|l| indent(&l.text))?;
+            .min_by_key(|l| indent(l.text))?;
         // A line opens a block when the lines after it belong inside it:
         // it ends with `:` or an opening bracket. (A bracket opened and
         // left mid-line, as prose in a docstring does, opens none.)
@@ -50,7 +50,7 @@ impl Locating<'_, '_> {
         // whatever it opens; an insertion that opens a block may be meant
         // to start one of its own (the nesting guard's case).
         let inserted = edit.place != Place::Replace || edit.old.is_empty();
-        if indent(&first.text) != 0 || (inserted && content.iter().any(|l| opens(&l.text))) {
+        if indent(first.text) != 0 || (inserted && content.iter().any(|l| opens(l.text))) {
             return None;
         }
         let mut lines = (region.start..region.end).filter(|&l| !self.file.is_blank(l));
@@ -167,7 +167,7 @@ impl Locating<'_, '_> {
         let line = self.file.line(region.end - 1);
         let opens = |l: &str| depth(l) > 0 || l.trim_end().ends_with(':');
         let first = content.iter().find(|l| !l.text.trim().is_empty())?;
-        let guarded = opens(line) && opens(&first.text) && indent(&first.text) == 0;
+        let guarded = opens(line) && opens(first.text) && indent(first.text) == 0;
         guarded.then(|| self.block_end(region.end - 1)).flatten()
     }
 

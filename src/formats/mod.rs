@@ -169,14 +169,17 @@ fn is_ap_header(line: &str) -> bool {
 
 /// Parses `text[body]` in `format`. Spans in the result are offsets into `text`.
 /// Returns the patch with its warnings, or every error found.
-pub fn parse(
+/// `store` keeps the line texts lowering makes (a binary literal's
+/// decoded bytes): it must live as long as the patch.
+pub fn parse<'t>(
     format: Format,
-    text: &str,
+    text: &'t str,
+    store: &'t bumpalo::Bump,
     body: Span,
     options: crate::Options,
-) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let result = match format {
-        Format::Udiff => udiff::parse(text, body),
+        Format::Udiff => udiff::parse(text, store, body),
         Format::Codex => codex::parse(text, body),
         Format::Repopatch => repopatch::parse(text, body),
         Format::Ap => ap::parse(text, body, options.tolerant),

@@ -319,9 +319,15 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
         };
         let mut tree = DiskTree::new(tmp.path()).unwrap();
         let parsed = grammar_patch::unwrap::unwrap(both.clone());
-        let (ir, _) =
-            grammar_patch::formats::parse(format, &parsed.text, parsed.body, Default::default())
-                .unwrap();
+        let store = Default::default();
+        let (ir, _) = grammar_patch::formats::parse(
+            format,
+            &parsed.text,
+            &store,
+            parsed.body,
+            Default::default(),
+        )
+        .unwrap();
         let plan = apply::plan(&ir, &tree, None).unwrap();
         fs::write(tmp.path().join("b.txt"), "edited by someone else\n").unwrap();
         let err = apply::commit(&plan, &mut tree).unwrap_err();
@@ -359,9 +365,11 @@ fn a_directory_swapped_for_a_link_after_planning_is_refused() {
             tree = tree.walk_components();
         }
         let parsed = grammar_patch::unwrap::unwrap(patch);
+        let store = Default::default();
         let (ir, _) = grammar_patch::formats::parse(
             Format::Udiff,
             &parsed.text,
+            &store,
             parsed.body,
             Default::default(),
         )

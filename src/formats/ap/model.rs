@@ -2,8 +2,6 @@
 //! model: the kind becomes a `Place`, the locators a `Locator` with ap's
 //! match levels, a repeated locator the cursor's "next match" rule.
 
-use std::borrow::Cow;
-
 use crate::ir::{
     Action, Edit, Level, Line, Locator, NewLine, Place, RangeEnd, Reach, Span, Uniqueness,
 };
@@ -193,11 +191,7 @@ fn trim_blank(lines: &mut Vec<Line<'_>>) {
 pub(super) fn content_lines(mut lines: Vec<Line<'_>>) -> Vec<Line<'_>> {
     trim_blank(&mut lines);
     for l in &mut lines {
-        let kept = l.text.trim_end_matches([' ', '\t']).len();
-        match &mut l.text {
-            Cow::Borrowed(b) => *b = &b[..kept],
-            Cow::Owned(o) => o.truncate(kept),
-        }
+        l.text = l.text.trim_end_matches([' ', '\t']);
     }
     lines
 }

@@ -6,7 +6,7 @@ use pest::iterators::Pair;
 use super::*;
 use crate::error::Reported;
 
-impl<'a> Lowering<'a, Udiff> {
+impl<'a> Lowering<'a, Udiff<'a>> {
     /// Decodes a `GIT binary patch` section; a delta hunk, or data that
     /// does not decode, is an error.
     pub(super) fn binary(&mut self, pair: &Pair<Rule>) -> Result<Binary, Reported> {
@@ -76,8 +76,9 @@ impl<'a> Lowering<'a, Udiff> {
             return Err(Reported);
         };
         let path = |text: String| PathRef { text, span: *gspan };
-        let old = data.old.map(binary_lines);
-        let (new_lines, new_eol) = binary_lines(data.new);
+        let store = self.own.store;
+        let old = data.old.map(|b| binary_lines(b, store));
+        let (new_lines, new_eol) = binary_lines(data.new, store);
         let action = if h.new_file {
             Action::add(NewText {
                 lines: new_lines,
@@ -100,11 +101,9 @@ impl<'a> Lowering<'a, Udiff> {
             let old_lines = old_lines
                 .into_iter()
                 .enumerate()
-                .map(|(i, mut l)| {
-                    if i < ended && l.text.ends_with('\r') {
-                        l.text.to_mut().pop();
-                    }
-                    l
+                .map(|(i, l)| match l.text.strip_suffix('\r') {
+                    Some(text) if i < ended => Line::of(text),
+                    _ => l,
                 })
                 .collect();
             let whole = Edit {
@@ -153,18 +152,14 @@ pub(super) struct Binary {
 /// at `\n`, a `\r` kept (added lines carry their own line ends), and
 /// whether the last line ends with `\n`. They are made here, so they
 /// have no span in the patch.
-pub(super) fn binary_lines<'a>(bytes: Vec<u8>) -> (Vec<Line<'a>>, bool) {
-    let text = crate::lossless::decode(bytes);
+pub(super) fn binary_lines(bytes: Vec<u8>, store: &bumpalo::Bump) -> (Vec<Line<'_>>, bool) {
+    let text: &str = store.alloc_str(&crate::lossless::decode(bytes));
     let final_newline = text.ends_with('\n');
-    let body = text.strip_suffix('\n').unwrap_or(&text);
+    let body = text.strip_suffix('\n').unwrap_or(text);
     let lines = if text.is_empty() {
         vec![]
     } else {
-        body.split('\n')
-            .map(|l| Line {
-                text: Cow::Owned(l.to_string()),
-            })
-            .collect()
+        body.split('\n').map(Line::of).collect()
     };
     (lines, final_newline)
 }

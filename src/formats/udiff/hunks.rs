@@ -7,7 +7,7 @@ use super::*;
 use crate::error::Reported;
 use crate::formats::lowering::prefixed_text;
 
-impl<'a> Lowering<'a, Udiff> {
+impl<'a> Lowering<'a, Udiff<'a>> {
     pub(super) fn hunks(&mut self, hunks: Vec<Pair<'a, Rule>>) -> Vec<Edit<'a>> {
         hunks
             .into_iter()

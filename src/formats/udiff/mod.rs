@@ -16,8 +16,6 @@
 //!   only decide whether empty lines after the last hunk line are blank
 //!   context or a separator.
 
-use std::borrow::Cow;
-
 use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
@@ -87,14 +85,18 @@ const SYNTAX_HINT: &str =
      followed by lines that each start with ` ` (context), `-` (removed) or `+` (added)";
 
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
-pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn parse<'t>(
+    text: &'t str,
+    store: &'t bumpalo::Bump,
+    body: Span,
+) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
     let pairs = UdiffParser::parse(Rule::patch, input).map_err(|e| {
         vec![syntax_error(e, text, body.start, rule_name, |_| {
             SYNTAX_HINT
         })]
     })?;
-    let mut lower = Lower::new(text, body.start, Udiff);
+    let mut lower = Lower::new(text, body.start, Udiff { store });
     lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate: "add context lines that occur only near the intended place, \
@@ -131,9 +133,13 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
 }
 
 /// The Udiff lowering: the shared one, with nothing of its own.
-struct Udiff;
+/// udiff's own lowering state: where the line texts it makes are kept
+/// (a binary literal's decoded bytes), for as long as the patch.
+struct Udiff<'t> {
+    store: &'t bumpalo::Bump,
+}
 
-type Lower<'a> = Lowering<'a, Udiff>;
+type Lower<'a> = Lowering<'a, Udiff<'a>>;
 
 /// One side of the `---`/`+++` pair.
 #[derive(Clone)]
@@ -178,7 +184,7 @@ mod paths;
 use binary::Binary;
 use paths::*;
 
-impl<'a> Lowering<'a, Udiff> {
+impl<'a> Lowering<'a, Udiff<'a>> {
     fn file(&mut self, pair: Pair<'a, Rule>) {
         let file_span = self.span(&pair);
         let mut h = Header::default();

@@ -4,7 +4,7 @@
 use super::*;
 use crate::error::Reported;
 
-impl<'a> Lowering<'a, Udiff> {
+impl<'a> Lowering<'a, Udiff<'a>> {
     /// The file op a section's header and hunks make: a rename, a
     /// header-only change, or an add, delete or modify by its two sides.
     pub(super) fn file_op(
