@@ -85,7 +85,7 @@ pub fn assemble<'p>(
                     let text: &'p str = if out.strip {
                         line.text.trim_end_matches([' ', '\t'])
                     } else {
-                        &line.text
+                        line.text
                     };
                     match p.indent.as_deref() {
                         Some(indent) => indent.push(&mut out.b, text),
