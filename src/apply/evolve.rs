@@ -45,14 +45,14 @@ pub const MAX_LINES: usize = TEXT as usize;
 
 /// The list's links. An original line's are implicit (`i - 1`, `i + 1`)
 /// until an edit changes them; then they are kept in `changed`, with a
-/// bit in `touched` saying so, and a removed one has a bit in `dead`
-/// instead. An added node's are in `added`. A node per original line cost
-/// 8 bytes a line (1.6 MB for 200,000 lines) where an edit relinks two.
+/// bit in `touched` saying so. A removed original line is kept there as
+/// `prev` [`DEAD`] and, in `next`, the edit that removed it. An added
+/// node's are in `added`. A node per original line cost 8 bytes a line
+/// (1.6 MB for 200,000 lines) where an edit relinks two.
 struct Links {
     /// The number of original lines.
     n: u32,
     touched: Vec<u64>,
-    dead: Vec<u64>,
     changed: HashMap<u32, Node, foldhash::fast::FixedState>,
     added: Vec<Node>,
 }
@@ -62,7 +62,6 @@ impl Links {
         Links {
             n,
             touched: vec![0; (n as usize).div_ceil(64)],
-            dead: vec![0; (n as usize).div_ceil(64)],
             changed: HashMap::default(),
             added: Vec::with_capacity(room),
         }
@@ -72,22 +71,21 @@ impl Links {
         self.n as usize + self.added.len()
     }
 
-    fn bit(bits: &[u64], id: u32) -> bool {
-        bits[id as usize / 64] >> (id % 64) & 1 == 1
+    /// Original line `id`'s entry in `changed`, if an edit relinked or
+    /// removed it.
+    fn changed(&self, id: u32) -> Option<Node> {
+        let touched = self.touched[id as usize / 64] >> (id % 64) & 1 == 1;
+        touched.then(|| self.changed[&id])
     }
 
     fn get(&self, id: u32) -> Node {
         if id >= self.n {
             return self.added[(id - self.n) as usize];
         }
-        if Links::bit(&self.dead, id) {
-            return Node {
-                prev: DEAD,
-                next: NIL,
-            };
-        }
-        if Links::bit(&self.touched, id) {
-            return self.changed[&id];
+        if let Some(node) = self.changed(id) {
+            // A removed line's `next` is the edit that removed it.
+            let next = if node.prev == DEAD { NIL } else { node.next };
+            return Node { next, ..node };
         }
         Node {
             prev: id.checked_sub(1).unwrap_or(NIL),
@@ -104,26 +102,43 @@ impl Links {
         self.changed.entry(id).or_insert(now)
     }
 
-    /// Takes node `id` out of the list (its neighbours are relinked apart).
-    fn kill(&mut self, id: u32) {
+    /// Takes node `id` out of the list, removed by edit `by` (its
+    /// neighbours are relinked apart).
+    fn kill(&mut self, id: u32, by: u32) {
         if id >= self.n {
             self.added[(id - self.n) as usize].prev = DEAD;
             return;
         }
-        self.dead[id as usize / 64] |= 1 << (id % 64);
-        if Links::bit(&self.touched, id) {
-            self.touched[id as usize / 64] &= !(1 << (id % 64));
-            self.changed.remove(&id);
+        *self.get_mut(id) = Node {
+            prev: DEAD,
+            next: by,
+        };
+    }
+
+    /// The edit that removed original line `id`, if one did.
+    fn removed_by(&self, id: u32) -> Option<u32> {
+        if id >= self.n {
+            return None;
         }
+        let node = self.changed(id)?;
+        (node.prev == DEAD).then_some(node.next)
     }
 
     fn set_next(&mut self, id: u32, next: u32) {
+        debug_assert!(
+            self.get(id).prev != DEAD,
+            "a removed node is never relinked"
+        );
         if self.get(id).next != next {
             self.get_mut(id).next = next;
         }
     }
 
     fn set_prev(&mut self, id: u32, prev: u32) {
+        debug_assert!(
+            self.get(id).prev != DEAD,
+            "a removed node is never relinked"
+        );
         if self.get(id).prev != prev {
             self.get_mut(id).prev = prev;
         }
@@ -185,9 +200,6 @@ pub struct Evolving<'f, 'p> {
     texts: Vec<Added<'p>>,
     /// The indentation mappings added lines were written with.
     indents: Vec<Indent>,
-    /// The edit that unlinked each original line, for "an earlier edit
-    /// removed it".
-    removed: HashMap<u32, u32>,
     head: u32,
     tail: u32,
     /// Lines added so far, by the hash of their key, for each kind of key
@@ -217,7 +229,6 @@ impl<'f, 'p> Evolving<'f, 'p> {
             srcs: Vec::with_capacity(new),
             texts: Vec::with_capacity(texts),
             indents: vec![],
-            removed: HashMap::new(),
             head: if n == 0 { NIL } else { 0 },
             tail: if n == 0 { NIL } else { n - 1 },
             added: RefCell::new(vec![]),
@@ -253,10 +264,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
     }
 
     fn unlink(&mut self, id: u32, by: usize) {
-        self.nodes.kill(id);
-        if (id as usize) < self.file.len() {
-            self.removed.insert(id, by as u32);
-        }
+        self.nodes.kill(id, by as u32);
     }
 
     pub fn next(&self, id: u32) -> u32 {
@@ -278,7 +286,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
 
     /// The edit that removed original line `i`, if one did.
     pub fn removed_by(&self, i: usize) -> Option<usize> {
-        self.removed.get(&(i as u32)).map(|&by| by as usize)
+        self.nodes.removed_by(i as u32).map(|by| by as usize)
     }
 
     /// The first node of every place `block` (non-empty) matches at
