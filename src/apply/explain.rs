@@ -7,16 +7,11 @@ use super::locate::{Locating, Miss, Part};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, Hint, Level, Line, Uniqueness};
+use crate::paths::RelPath;
 
 /// A block that matched only at a relaxed `level`, at `at` (a place in
 /// the file, in words).
-pub fn fuzz_warning(
-    rel: &crate::paths::RelPath,
-    edit: &Edit,
-    noun: &str,
-    at: &str,
-    level: Level,
-) -> Diagnostic {
+pub fn fuzz_warning(rel: &RelPath, edit: &Edit, noun: &str, at: &str, level: Level) -> Diagnostic {
     Diagnostic::new(
         Code::WhitespaceFuzz,
         format!("{noun} matched {at} of `{rel}` only {}", level.describe()),
@@ -31,6 +26,34 @@ pub fn fuzz_warning(
     )
     .path(rel.as_str())
     .note("lines kept from the file keep the file's own text")
+}
+
+/// How many failing edits of one file are explained in full; the rest get
+/// [`brief_miss`]. Explaining reads the file for the nearest text (or
+/// writes it out, in order), so a patch whose hundreds of hunks all miss
+/// (one applied already, or written against another version) would take
+/// time quadratic in the file's size.
+pub const EXPLAINED_MISSES: usize = 8;
+
+/// A failure stated without the file's text: the `noun` (the block, the
+/// anchor) matched `matches` places.
+pub fn brief_miss(rel: &RelPath, edit: &Edit, noun: &str, matches: usize) -> Diagnostic {
+    let (code, message) = match matches {
+        0 => (
+            Code::ContextNotFound,
+            format!("{noun} not found in `{rel}`"),
+        ),
+        n => (
+            Code::AmbiguousContext,
+            format!("{noun} matches {n} places in `{rel}`"),
+        ),
+    };
+    Diagnostic::new(code, message)
+        .at(edit.span, "this operation has no single place in the file")
+        .path(rel.as_str())
+        .note(format!(
+            "the first {EXPLAINED_MISSES} failures in this file are explained in full; fix those first"
+        ))
 }
 
 /// How many candidates of an ambiguous block are shown in the file.

@@ -16,6 +16,7 @@
 use std::cell::OnceCell;
 use std::sync::Arc;
 
+use super::explain::{brief_miss, EXPLAINED_MISSES};
 use super::find::{self, Want};
 use super::indent::{self, Indent};
 use super::text::{FileText, Region};
@@ -129,7 +130,18 @@ impl<'a, 'f> Locating<'a, 'f> {
                 }
                 Ok(None) => {}
                 Err(miss) => {
-                    let d = self.explain(edits, i, miss, drift);
+                    let d = match miss {
+                        Miss::NotFound { part, .. } | Miss::Ambiguous { part, .. }
+                            if self.errors.len() >= EXPLAINED_MISSES =>
+                        {
+                            let matches = match &miss {
+                                Miss::Ambiguous { found, .. } => found.len(),
+                                _ => 0,
+                            };
+                            brief_miss(self.rel, edit, part.noun(self.policy), matches)
+                        }
+                        miss => self.explain(edits, i, miss, drift),
+                    };
                     self.errors.push(d);
                     if self.policy.stop_at_miss {
                         return;

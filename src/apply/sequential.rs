@@ -5,7 +5,7 @@
 use std::cell::OnceCell;
 
 use super::evolve::{self, Evolving, NIL};
-use super::explain::fuzz_warning;
+use super::explain::{brief_miss, fuzz_warning, EXPLAINED_MISSES};
 use super::find::{self, Want};
 use super::indent::{self, Indent};
 use super::locate::{Locating, Miss, Part};
@@ -15,10 +15,6 @@ use super::text::FileText;
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{Edit, Level, Uniqueness};
 use crate::paths::RelPath;
-
-/// How many failing edits of one file are explained in full (each writes
-/// the file's text out); the rest get [`brief_miss`].
-const EXPLAINED_MISSES: usize = 8;
 
 /// Where a sequential edit goes: after node `after` (an insertion), over
 /// the nodes `run`, with the level it needed.
@@ -229,24 +225,4 @@ impl OpCx<'_, '_> {
         }
         d
     }
-}
-
-/// A failure stated without the file's text: `matches` places found.
-fn brief_miss(rel: &RelPath, edit: &Edit, block: &str, matches: usize) -> Diagnostic {
-    let (code, message) = match matches {
-        0 => (
-            Code::ContextNotFound,
-            format!("{block} not found in `{rel}`"),
-        ),
-        n => (
-            Code::AmbiguousContext,
-            format!("{block} matches {n} places in `{rel}`"),
-        ),
-    };
-    Diagnostic::new(code, message)
-        .at(edit.span, "this operation has no single place in the file")
-        .path(rel.as_str())
-        .note(format!(
-            "the first {EXPLAINED_MISSES} failures in this file are explained in full; fix those first"
-        ))
 }

@@ -896,3 +896,59 @@ fn nested_file_headers_parse_in_linear_time() {
     // The same file 20,000 times: refused for that, not for its syntax.
     assert_eq!(json["error"]["code"], "duplicate_file_patch", "{json}");
 }
+
+/// A patch applied a second time: every hunk misses. Explaining a miss
+/// reads the whole file for the nearest text, so explaining all of them
+/// took time quadratic in the file (a 200,000-line file with 5,000 hunks
+/// took minutes); past the first few, a miss is stated briefly. 3,000
+/// misses in a 30,000-line file must be reported in moments; the limit
+/// only stops a hang.
+#[test]
+fn a_patch_applied_twice_fails_in_moments() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let text: String = (0..30_000)
+        .map(|i| format!("line {i} of a long file, with some words\n"))
+        .collect();
+    fs::write(root.join("f.txt"), text).unwrap();
+    let mut patch = String::from("*** Begin Patch\n*** Update File: f.txt\n");
+    for i in (0..30_000).step_by(10) {
+        patch += &format!("@@\n-line {i} of a long file, with some words\n+line {i} changed\n");
+    }
+    patch += "*** End Patch\n";
+    let patch_file = dir.path().join("p.patch");
+    fs::write(&patch_file, patch).unwrap();
+    let apply = || {
+        let result = dir.path().join("result.json");
+        let mut child = bin()
+            .args(["apply", "--json", "--root"])
+            .arg(&root)
+            .arg(&patch_file)
+            .stdout(fs::File::create(&result).unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("3,000 missing hunks were not reported in 20 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        serde_json::from_slice::<serde_json::Value>(&fs::read(&result).unwrap()).unwrap()
+    };
+    let first = apply();
+    assert_eq!(first["ok"], true, "{first}");
+    let second = apply();
+    assert_eq!(second["error"]["code"], "context_not_found", "{second}");
+    // The first miss is the error, the others its diagnostics.
+    let misses = second["diagnostics"].as_array().unwrap();
+    assert_eq!(misses.len() + 1, 3_000);
+    let brief = misses
+        .iter()
+        .filter(|d| d.to_string().contains("explained in full"))
+        .count();
+    assert_eq!(brief, 3_000 - 8);
+}
