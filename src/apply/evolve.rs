@@ -290,8 +290,8 @@ impl<'f, 'p> Evolving<'f, 'p> {
     }
 
     /// The first node of every place `block` (non-empty) matches at
-    /// `level` (a consecutive one), in no particular order.
-    pub fn find_all(&self, block: &[Line], level: Level) -> Vec<u32> {
+    /// `level` (a consecutive one), in no particular order, up to `limit`.
+    pub fn find_all(&self, block: &[Line], level: Level, limit: usize) -> Vec<u32> {
         let kind = Key::at(level);
         let mut indexes = self.added.borrow_mut();
         let k = match indexes.iter().position(|(key, ..)| *key == kind) {
@@ -336,6 +336,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
                 }
                 Some(start)
             })
+            .take(limit)
             .collect()
     }
 
@@ -559,7 +560,7 @@ mod tests {
         ];
         let mut ev = Evolving::new(&file, &edits);
         for (i, e) in edits.iter().enumerate() {
-            let found = ev.find_all(&e.old, Level::Exact);
+            let found = ev.find_all(&e.old, Level::Exact, usize::MAX);
             assert_eq!(found.len(), 1, "edit {i}");
             let run = ev.run(found[0], e.old.len());
             ev.splice(NIL, &run, e, i, None);
@@ -567,7 +568,7 @@ mod tests {
         assert_eq!(ev.current().0, "a\ny\nb\nc\n");
         // `x` was added by edit 0 and removed by edit 1.
         assert!(ev
-            .find_all(&Line::unplaced(&["x"]), Level::Exact)
+            .find_all(&Line::unplaced(&["x"]), Level::Exact, usize::MAX)
             .is_empty());
     }
 
@@ -576,7 +577,7 @@ mod tests {
         let file = FileText::new("\u{feff}a\r\nb");
         let mut ev = Evolving::new(&file, &[]);
         let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
-        let run = ev.run(ev.find_all(&e.old, Level::Exact)[0], 1);
+        let run = ev.run(ev.find_all(&e.old, Level::Exact, usize::MAX)[0], 1);
         ev.splice(NIL, &run, &e, 0, None);
         assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc");
         let e2 = edit(&[], vec![add("z")]);
@@ -613,7 +614,7 @@ mod tests {
                 let old: Vec<&str> = e.old.iter().map(|l| l.text).collect();
                 let expected = brute(&now, &old);
                 let mut found: Vec<usize> = ev
-                    .find_all(&e.old, Level::Exact)
+                    .find_all(&e.old, Level::Exact, usize::MAX)
                     .into_iter()
                     .map(|id| order.iter().position(|&o| o == id).unwrap())
                     .collect();

@@ -45,7 +45,7 @@ pub fn brief_miss(rel: &RelPath, edit: &Edit, noun: &str, matches: usize) -> Dia
         ),
         n => (
             Code::AmbiguousContext,
-            format!("{noun} matches {n} places in `{rel}`"),
+            format!("{noun} matches {} in `{rel}`", places(n)),
         ),
     };
     Diagnostic::new(code, message)
@@ -58,6 +58,20 @@ pub fn brief_miss(rel: &RelPath, edit: &Edit, noun: &str, matches: usize) -> Dia
 
 /// How many candidates of an ambiguous block are shown in the file.
 const SHOWN: usize = 8;
+
+/// How many matches a search that must find one place collects: every
+/// candidate shown, and one to know there are more. Collecting them all
+/// walked every occurrence of a block, for each edit: 2,000 hunks of `}`
+/// in a 100,000-line file took 3 s.
+pub const CANDIDATES: usize = SHOWN + 1;
+
+/// "2 places", or "more than 8 places" when the search stopped counting.
+fn places(n: usize) -> String {
+    match n {
+        n if n > SHOWN => format!("more than {SHOWN} places"),
+        n => format!("{n} places"),
+    }
+}
 
 impl Locating<'_, '_> {
     /// The diagnostic for edit `i`, which missed with `miss`.
@@ -130,8 +144,9 @@ impl Locating<'_, '_> {
     ) -> Diagnostic {
         let rel = self.rel;
         let hint_line = self.hint_line(edit, drift);
-        let where_ = found
+        let mut where_ = found
             .iter()
+            .take(SHOWN)
             .map(|r| match hint_line {
                 Some(h) => format!(
                     "line {} ({} from the hint)",
@@ -142,6 +157,9 @@ impl Locating<'_, '_> {
             })
             .collect::<Vec<_>>()
             .join(", ");
+        if found.len() > SHOWN {
+            where_.push_str(", ...");
+        }
         let how = if level.is_slip() {
             format!(" ({})", level.describe())
         } else {
@@ -150,9 +168,9 @@ impl Locating<'_, '_> {
         let mut d = Diagnostic::new(
             Code::AmbiguousContext,
             format!(
-                "{} matches {} places in `{rel}`{}{how}",
+                "{} matches {} in `{rel}`{}{how}",
                 part.noun(self.policy),
-                found.len(),
+                places(found.len()),
                 self.after_previous(edit)
             ),
         );

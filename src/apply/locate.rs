@@ -16,7 +16,7 @@
 use std::cell::OnceCell;
 use std::sync::Arc;
 
-use super::explain::{brief_miss, EXPLAINED_MISSES};
+use super::explain::{brief_miss, CANDIDATES, EXPLAINED_MISSES};
 use super::find::{self, Want};
 use super::indent::{self, Indent};
 use super::text::{FileText, Region};
@@ -366,7 +366,16 @@ impl<'a, 'f> Locating<'a, 'f> {
         part: Part,
     ) -> Result<(Region, Level), Miss> {
         let n = self.file.len();
-        let limit = if first_only && !at_eof { 1 } else { usize::MAX };
+        // One match, or enough to say how the block is ambiguous. All of
+        // them where the end of the file must be one (it is found among
+        // them), or where ap picks the anchor whose stretch holds the block.
+        let limit = if first_only && !at_eof {
+            1
+        } else if at_eof || (part == Part::Anchor && self.policy.anchor_by_block) {
+            usize::MAX
+        } else {
+            CANDIDATES
+        };
         for &level in levels {
             let want = Want::new(block, level);
             let found: Vec<Region> = find::find(self.file, &want, from, n, limit)

@@ -5,7 +5,7 @@
 use std::cell::OnceCell;
 
 use super::evolve::{self, Evolving, NIL};
-use super::explain::{brief_miss, fuzz_warning, EXPLAINED_MISSES};
+use super::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
 use super::find::{self, Want};
 use super::indent::{self, Indent};
 use super::locate::{Locating, Miss, Part};
@@ -115,7 +115,7 @@ impl OpCx<'_, '_> {
             && loc.levels.iter().all(|l| !l.skips_blank_lines());
         if plain {
             for &level in loc.levels {
-                match ev.find_all(&edit.old, level).as_slice() {
+                match ev.find_all(&edit.old, level, CANDIDATES).as_slice() {
                     [] => continue,
                     [start] => {
                         let run = ev.run(*start, edit.old.len());

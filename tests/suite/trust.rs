@@ -952,3 +952,53 @@ fn a_patch_applied_twice_fails_in_moments() {
         .count();
     assert_eq!(brief, 3_000 - 8);
 }
+
+/// A block that occurs in thousands of places, in thousands of hunks:
+/// collecting every place of each was quadratic (2,000 hunks of `}` in a
+/// 100,000-line file took 3 s in a release build). A search that must find
+/// one place stops at enough to show the candidates and say there are
+/// more; the limit only stops a hang.
+#[test]
+fn a_block_in_thousands_of_places_fails_in_moments() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    let text: String = (0..200_000)
+        .map(|i| {
+            if i % 2 == 0 {
+                "}\n".to_string()
+            } else {
+                format!("x{i}\n")
+            }
+        })
+        .collect();
+    fs::write(root.join("f.txt"), text).unwrap();
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: f.txt\n{}*** End Patch\n",
+        "@@\n-}\n+}}\n".repeat(2_000)
+    );
+    let patch_file = dir.path().join("p.patch");
+    fs::write(&patch_file, patch).unwrap();
+    let result = dir.path().join("result.json");
+    let mut child = bin()
+        .args(["apply", "--json", "--root"])
+        .arg(&root)
+        .arg(&patch_file)
+        .stdout(fs::File::create(&result).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("2,000 ambiguous hunks were not reported in 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let json: serde_json::Value = serde_json::from_slice(&fs::read(&result).unwrap()).unwrap();
+    assert_eq!(json["error"]["code"], "ambiguous_context", "{json}");
+    let message = json["error"]["message"].as_str().unwrap();
+    assert!(message.contains("matches more than 8 places"), "{message}");
+    assert_eq!(json["diagnostics"].as_array().unwrap().len() + 1, 2_000);
+}
