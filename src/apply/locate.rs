@@ -458,19 +458,34 @@ impl<'a, 'f> Locating<'a, 'f> {
         hits: Vec<Region>,
         level: Level,
     ) -> Result<Region, Miss> {
-        let holding: Vec<Region> = hits
-            .iter()
-            .enumerate()
-            .filter(|&(k, &h)| {
-                let start = self.after_anchor(edit, anchor, h, level);
-                let end = hits.get(k + 1).map_or(self.file.len(), |r| r.start);
-                !edit.old.is_empty()
-                    && edit.locator.levels.iter().any(|&l| {
-                        let want = Want::new(&edit.old, l);
-                        !find::find(self.file, &want, start, end.max(start), 1).is_empty()
-                    })
-            })
-            .map(|(_, &h)| h)
+        // Hit `k`'s stretch runs from where the block is sought after it
+        // (its end, or its start when anchor and block share lines: the
+        // same for every hit) to the next hit's start. The block's
+        // matches are found once and each is given to the last hit at or
+        // before it, the only one whose stretch can hold it: searching
+        // each stretch took time quadratic in a common anchor's hits.
+        let n = self.file.len();
+        let from_start = self.after_anchor(edit, anchor, hits[0], level) == hits[0].start;
+        let sought = |h: Region| if from_start { h.start } else { h.end };
+        let mut holds = vec![false; hits.len()];
+        if !edit.old.is_empty() {
+            for &l in edit.locator.levels {
+                let want = Want::new(&edit.old, l);
+                for r in find::find(self.file, &want, sought(hits[0]), n, usize::MAX) {
+                    let Some(k) = hits.partition_point(|h| h.start <= r.start).checked_sub(1)
+                    else {
+                        continue;
+                    };
+                    let end = hits.get(k + 1).map_or(n, |h| h.start);
+                    if sought(hits[k]) <= r.start && r.end <= end {
+                        holds[k] = true;
+                    }
+                }
+            }
+        }
+        let holding: Vec<Region> = (hits.iter().zip(&holds))
+            .filter(|&(_, &held)| held)
+            .map(|(&h, _)| h)
             .collect();
         let [one] = holding[..] else {
             let found = if holding.is_empty() { hits } else { holding };
