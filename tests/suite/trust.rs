@@ -36,6 +36,41 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_grammar-patch"))
 }
 
+/// The JSON the binary prints with `args`, read from a file in `dir`
+/// (thousands of diagnostics would fill a pipe no one reads yet). Panics
+/// when the run takes more than 20 s: the limit only stops a hang.
+fn json_in_moments(dir: &Path, args: &[&std::ffi::OsStr], what: &str) -> serde_json::Value {
+    let result = dir.join("result.json");
+    let mut child = bin()
+        .args(args)
+        .stdout(fs::File::create(&result).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            panic!("{what} did not finish in 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    serde_json::from_slice(&fs::read(&result).unwrap()).unwrap()
+}
+
+/// `apply --json` of `patch` under `root`, by [`json_in_moments`] (the
+/// result beside the patch).
+fn apply_in_moments(root: &Path, patch: &Path, what: &str) -> serde_json::Value {
+    let args = [
+        "apply".as_ref(),
+        "--json".as_ref(),
+        "--root".as_ref(),
+        root.as_os_str(),
+        patch.as_os_str(),
+    ];
+    json_in_moments(patch.parent().unwrap(), &args, what)
+}
+
 /// The binary with `args`, `root` and then `tail`, with `stdin` as input.
 fn gp(args: &[&str], root: &Path, tail: &[&str], stdin: &str) -> std::process::Output {
     use std::io::Write;
@@ -875,24 +910,17 @@ fn nested_file_headers_parse_in_linear_time() {
     let dir = tempfile::tempdir().unwrap();
     let patch = dir.path().join("nested.diff");
     fs::write(&patch, block.repeat(20_000)).unwrap();
-    // To a file: 20,000 diagnostics would fill a pipe no one reads yet.
-    let result = dir.path().join("result.json");
-    let mut child = bin()
-        .args(["lint", "--format", "udiff", "--json"])
-        .arg(&patch)
-        .stdout(fs::File::create(&result).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            child.kill().unwrap();
-            panic!("lint of 20,000 nested deleted files did not finish in 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let json: serde_json::Value = serde_json::from_slice(&fs::read(&result).unwrap()).unwrap();
+    let json = json_in_moments(
+        dir.path(),
+        &[
+            "lint".as_ref(),
+            "--format".as_ref(),
+            "udiff".as_ref(),
+            "--json".as_ref(),
+            patch.as_os_str(),
+        ],
+        "lint of 20,000 nested deleted files",
+    );
     // The same file 20,000 times: refused for that, not for its syntax.
     assert_eq!(json["error"]["code"], "duplicate_file_patch", "{json}");
 }
@@ -919,26 +947,7 @@ fn a_patch_applied_twice_fails_in_moments() {
     patch += "*** End Patch\n";
     let patch_file = dir.path().join("p.patch");
     fs::write(&patch_file, patch).unwrap();
-    let apply = || {
-        let result = dir.path().join("result.json");
-        let mut child = bin()
-            .args(["apply", "--json", "--root"])
-            .arg(&root)
-            .arg(&patch_file)
-            .stdout(fs::File::create(&result).unwrap())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            if started.elapsed() > Duration::from_secs(20) {
-                child.kill().unwrap();
-                panic!("3,000 missing hunks were not reported in 20 s");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        serde_json::from_slice::<serde_json::Value>(&fs::read(&result).unwrap()).unwrap()
-    };
+    let apply = || apply_in_moments(&root, &patch_file, "reporting 3,000 missing hunks");
     let first = apply();
     assert_eq!(first["ok"], true, "{first}");
     let second = apply();
@@ -979,24 +988,7 @@ fn a_block_in_thousands_of_places_fails_in_moments() {
     );
     let patch_file = dir.path().join("p.patch");
     fs::write(&patch_file, patch).unwrap();
-    let result = dir.path().join("result.json");
-    let mut child = bin()
-        .args(["apply", "--json", "--root"])
-        .arg(&root)
-        .arg(&patch_file)
-        .stdout(fs::File::create(&result).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            child.kill().unwrap();
-            panic!("2,000 ambiguous hunks were not reported in 20 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let json: serde_json::Value = serde_json::from_slice(&fs::read(&result).unwrap()).unwrap();
+    let json = apply_in_moments(&root, &patch_file, "reporting 2,000 ambiguous hunks");
     assert_eq!(json["error"]["code"], "ambiguous_context", "{json}");
     let message = json["error"]["message"].as_str().unwrap();
     assert!(message.contains("matches more than 8 places"), "{message}");
