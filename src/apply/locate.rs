@@ -130,15 +130,13 @@ impl<'a, 'f> Locating<'a, 'f> {
                 }
                 Ok(None) => {}
                 Err(miss) => {
+                    let brief = self.errors.len() >= EXPLAINED_MISSES;
                     let d = match miss {
-                        Miss::NotFound { part, .. } | Miss::Ambiguous { part, .. }
-                            if self.errors.len() >= EXPLAINED_MISSES =>
-                        {
-                            let matches = match &miss {
-                                Miss::Ambiguous { found, .. } => found.len(),
-                                _ => 0,
-                            };
-                            brief_miss(self.rel, edit, part.noun(self.policy), matches)
+                        Miss::NotFound { part, .. } if brief => {
+                            brief_miss(self.rel, edit, part.noun(self.policy), 0)
+                        }
+                        Miss::Ambiguous { part, found, .. } if brief => {
+                            brief_miss(self.rel, edit, part.noun(self.policy), found.len())
                         }
                         miss => self.explain(edits, i, miss, drift),
                     };
@@ -459,14 +457,14 @@ impl<'a, 'f> Locating<'a, 'f> {
         level: Level,
     ) -> Result<Region, Miss> {
         // Hit `k`'s stretch runs from where the block is sought after it
-        // (its end, or its start when anchor and block share lines: the
-        // same for every hit) to the next hit's start. The block's
-        // matches are found once and each is given to the last hit at or
-        // before it, the only one whose stretch can hold it: searching
-        // each stretch took time quadratic in a common anchor's hits.
+        // (`after_anchor`: its end, or its start when anchor and block
+        // share lines) to the next hit's start. The block's matches are
+        // found once and each is given to the last hit at or before it,
+        // the only one whose stretch can hold it: searching each stretch
+        // took time quadratic in a common anchor's hits.
         let n = self.file.len();
-        let from_start = self.after_anchor(edit, anchor, hits[0], level) == hits[0].start;
-        let sought = |h: Region| if from_start { h.start } else { h.end };
+        let shared = self.shares_lines(edit, anchor, level);
+        let sought = |h: Region| if shared { h.start } else { h.end };
         let mut holds = vec![false; hits.len()];
         if !edit.old.is_empty() {
             for &l in edit.locator.levels {
@@ -508,21 +506,25 @@ impl<'a, 'f> Locating<'a, 'f> {
     }
 
     /// Where the block is sought after the anchor at `hit`: after it, or
-    /// from its start when the anchor's end is the block's start, or one
-    /// holds the other.
+    /// from its start when the two share lines.
     fn after_anchor(&self, edit: &Edit, anchor: &[Line], hit: Region, level: Level) -> usize {
-        let a = Want::new(anchor, level);
-        let b = Want::new(&edit.old, level);
-        let (a, b) = (a.keys(), b.keys());
-        let overlap = !b.is_empty()
-            && ((1..=a.len().min(b.len())).any(|k| a[a.len() - k..] == b[..k])
-                || a.windows(b.len()).any(|w| w == b)
-                || b.windows(a.len()).any(|w| w == a));
-        if overlap {
+        if self.shares_lines(edit, anchor, level) {
             hit.start
         } else {
             hit.end
         }
+    }
+
+    /// Whether the anchor and the block share lines at `level`: the
+    /// anchor's end is the block's start, or one holds the other.
+    fn shares_lines(&self, edit: &Edit, anchor: &[Line], level: Level) -> bool {
+        let a = Want::new(anchor, level);
+        let b = Want::new(&edit.old, level);
+        let (a, b) = (a.keys(), b.keys());
+        !b.is_empty()
+            && ((1..=a.len().min(b.len())).any(|k| a[a.len() - k..] == b[..k])
+                || a.windows(b.len()).any(|w| w == b)
+                || b.windows(a.len()).any(|w| w == a))
     }
 
     /// A block matched at a relaxed level: a warning that names it.
