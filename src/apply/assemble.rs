@@ -66,7 +66,7 @@ pub fn assemble<'p>(
         if p.blank_first {
             out.b.push_text(eol);
         }
-        for new in &edit.new {
+        for new in edit.new {
             match new {
                 NewLine::Keep(j) => out.original(p.at.start + j, p.at.start + j + 1, true),
                 NewLine::Add(line) => {

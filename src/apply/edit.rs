@@ -140,7 +140,7 @@ fn join(content: &NewText, op: &FileOp, like: &str, lone_cr: bool) -> String {
         |e| e.as_str(),
     );
     let mut s = String::new();
-    for l in &content.lines {
+    for l in content.lines {
         s.push_str(l.text);
         s.push_str(eol);
     }

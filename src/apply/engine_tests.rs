@@ -7,14 +7,18 @@ use crate::ir::{
     Uniqueness,
 };
 
-fn lines(texts: &[&'static str]) -> Vec<Line<'static>> {
+fn lines(texts: &[&'static str]) -> &'static [Line<'static>] {
     Line::unplaced(texts)
 }
 
 fn edit(old: &[&'static str], add: &[&'static str], locator: Locator<'static>) -> Edit<'static> {
     Edit {
         old: lines(old),
-        new: lines(add).into_iter().map(NewLine::Add).collect(),
+        new: lines(add)
+            .iter()
+            .map(|&l| NewLine::Add(l))
+            .collect::<Vec<_>>()
+            .leak(),
         old_no_eol: false,
         new_no_eol: false,
         own_eol: false,
@@ -134,7 +138,7 @@ fn normalised_pass_folds_typographic_punctuation_and_keeps_file_text() {
     let mut loc = locator(Uniqueness::UniqueInFile);
     loc.levels = &[Level::Exact, Level::Trimmed, Level::Normalized];
     let mut e = edit(&["say(\"hi\") - ok", "next"], &["added"], loc);
-    e.new = vec![NewLine::Keep(0), NewLine::Add(lines(&["added"]).remove(0))];
+    e.new = vec![NewLine::Keep(0), NewLine::Add(Line::of("added"))].leak();
     let text = "  say(\u{201C}hi\u{201D}) \u{2014} ok\nnext\n";
     assert_eq!(
         check(text, vec![e]).unwrap(),

@@ -220,7 +220,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
     pub fn new(file: &'f FileText<'f>, edits: &[Edit]) -> Self {
         let n = file.len() as u32;
         let new: usize = edits.iter().map(|e| e.new.len()).sum();
-        let added = edits.iter().flat_map(|e| &e.new);
+        let added = edits.iter().flat_map(|e| e.new);
         let texts = added.filter(|l| matches!(l, NewLine::Add(_))).count();
         let nodes = Links::new(n, new);
         Evolving {
@@ -408,7 +408,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let mut kept = vec![false; matched.len()];
         let mut last_kept = None;
         let mut seq = Vec::with_capacity(edit.new.len());
-        for new in &edit.new {
+        for new in edit.new {
             let id = match *new {
                 NewLine::Keep(j) if last_kept.is_none_or(|l| j > l) && j < matched.len() => {
                     kept[j] = true;
@@ -524,7 +524,7 @@ mod tests {
     fn edit(old: &[&'static str], new: Vec<NewLine<'static>>) -> Edit<'static> {
         Edit {
             old: Line::unplaced(old),
-            new,
+            new: new.leak(),
             old_no_eol: false,
             new_no_eol: false,
             own_eol: false,
@@ -535,7 +535,7 @@ mod tests {
     }
 
     fn add(text: &'static str) -> NewLine<'static> {
-        NewLine::Add(Line::unplaced(&[text]).remove(0))
+        NewLine::Add(Line::of(text))
     }
 
     /// Where `block` starts in `text`, by brute force.
@@ -560,7 +560,7 @@ mod tests {
         ];
         let mut ev = Evolving::new(&file, &edits);
         for (i, e) in edits.iter().enumerate() {
-            let found = ev.find_all(&e.old, Level::Exact, usize::MAX);
+            let found = ev.find_all(e.old, Level::Exact, usize::MAX);
             assert_eq!(found.len(), 1, "edit {i}");
             let run = ev.run(found[0], e.old.len());
             ev.splice(NIL, &run, e, i, None);
@@ -568,7 +568,7 @@ mod tests {
         assert_eq!(ev.current().0, "a\ny\nb\nc\n");
         // `x` was added by edit 0 and removed by edit 1.
         assert!(ev
-            .find_all(&Line::unplaced(&["x"]), Level::Exact, usize::MAX)
+            .find_all(Line::unplaced(&["x"]), Level::Exact, usize::MAX)
             .is_empty());
     }
 
@@ -577,7 +577,7 @@ mod tests {
         let file = FileText::new("\u{feff}a\r\nb");
         let mut ev = Evolving::new(&file, &[]);
         let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
-        let run = ev.run(ev.find_all(&e.old, Level::Exact, usize::MAX)[0], 1);
+        let run = ev.run(ev.find_all(e.old, Level::Exact, usize::MAX)[0], 1);
         ev.splice(NIL, &run, &e, 0, None);
         assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc");
         let e2 = edit(&[], vec![add("z")]);
@@ -614,7 +614,7 @@ mod tests {
                 let old: Vec<&str> = e.old.iter().map(|l| l.text).collect();
                 let expected = brute(&now, &old);
                 let mut found: Vec<usize> = ev
-                    .find_all(&e.old, Level::Exact, usize::MAX)
+                    .find_all(e.old, Level::Exact, usize::MAX)
                     .into_iter()
                     .map(|id| order.iter().position(|&o| o == id).unwrap())
                     .collect();

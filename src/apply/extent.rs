@@ -63,7 +63,7 @@ impl Locating<'_, '_> {
             )
             .at(self.lines_span(tail), label.to_string())
         };
-        if self.policy.correct_ranges && Want::new(&edit.old, level).keys().ends_with(want.keys()) {
+        if self.policy.correct_ranges && Want::new(edit.old, level).keys().ends_with(want.keys()) {
             let d = corrected("the end of the `snippet`", "already inside the snippet")
                 .path(self.rel.as_str())
                 .hint("give `snippet_tail` only when the range runs past the snippet");

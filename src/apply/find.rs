@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::text::{hash_key, soft_eq, FileText, Hashes, Key, Region};
+use super::text::{counted, hash_key, mark_pivot, soft_eq, Counts, FileText, Key, Region};
 use crate::ir::{Edit, Hint, Level, Line, RangeEnd};
 
 /// A block as a level compares it: each line's key, blank lines dropped
@@ -43,40 +43,71 @@ impl<'b> Want<'b> {
 
 /// Tells `file` which keys the edits will look up: those of their old
 /// blocks, anchors and range ends at each edit's first level, the one
-/// every search starts with. The index then files only the lines with
-/// those keys. An edit with a line hint is left out: the exact match at
+/// every search starts with. The file counts them, and indexes only the
+/// lines of each block's pivot (its rarest line, chosen as [`find`]
+/// chooses it). An edit with a line hint is left out: the exact match at
 /// its hint needs no index, and a hint that misses still finds every line
 /// in the whole-file index.
 pub fn expect(file: &FileText, edits: &[Edit]) {
-    let mut kinds: Vec<(Key, Hashes)> = vec![];
-    for edit in edits {
-        let loc = &edit.locator;
-        let Some(&level) = loc.levels.first() else {
-            continue;
-        };
-        if matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)) {
-            continue;
-        }
-        let kind = Key::at(level);
+    let blocks = || {
+        edits.iter().flat_map(|edit| {
+            let loc = &edit.locator;
+            let level = loc
+                .levels
+                .first()
+                .filter(|_| !matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)));
+            let range_end = match loc.range_end() {
+                Some(RangeEnd::Lines(lines)) => &lines[..],
+                _ => &[],
+            };
+            let blocks = [edit.old, loc.anchor().unwrap_or(&[]), range_end];
+            level
+                .into_iter()
+                .flat_map(move |&level| blocks.map(|b| Want::new(b, level)))
+                .filter(|want| !want.is_empty())
+        })
+    };
+    let mut kinds: Vec<(Key, Counts)> = vec![];
+    for want in blocks() {
+        let kind = Key::at(want.level);
         let k = match kinds.iter().position(|(k, _)| *k == kind) {
             Some(k) => k,
             None => {
-                kinds.push((kind, Hashes::default()));
+                kinds.push((kind, Counts::default()));
                 kinds.len() - 1
             }
         };
-        let range_end = match loc.range_end() {
-            Some(RangeEnd::Lines(lines)) => &lines[..],
-            _ => &[],
-        };
-        for block in [&edit.old[..], loc.anchor().unwrap_or(&[]), range_end] {
-            let want = Want::new(block, level);
-            kinds[k].1.extend(want.keys.iter().map(|key| hash_key(key)));
-        }
+        kinds[k]
+            .1
+            .extend(want.keys.iter().map(|key| (hash_key(key), 0)));
     }
-    for (kind, hashes) in kinds {
-        file.expect(kind, hashes);
+    for (kind, counts) in kinds {
+        file.expect(kind, counts, |counts| {
+            for want in blocks().filter(|w| Key::at(w.level) == kind) {
+                let (_, h, k) = pivot(&want, |h, _| counted(counts, h));
+                if k == kind {
+                    mark_pivot(counts, h);
+                }
+            }
+        });
     }
+}
+
+/// The line of `want` a search walks: its rarest by `count`, the first
+/// of equals; with its key's hash and kind. A soft first line is no pivot
+/// (its key has a prefix in the file) unless it is all there is.
+fn pivot(want: &Want, count: impl Fn(u64, Key) -> usize) -> (usize, u64, Key) {
+    let m = want.keys.len();
+    let soft = want.level == Level::SoftStart;
+    if soft && m == 1 {
+        return (0, hash_key(&want.keys[0]), Key::Undecorated);
+    }
+    let kind = Key::at(want.level);
+    let (k, h) = (usize::from(soft)..m)
+        .map(|k| (k, hash_key(&want.keys[k])))
+        .min_by_key(|&(_, h)| count(h, kind))
+        .expect("the block has a line to pivot on");
+    (k, h, kind)
 }
 
 /// The `k`-th line at or after `at` that the level compares: `at + k`, or
@@ -144,20 +175,7 @@ pub fn find(file: &FileText, want: &Want, from: usize, to: usize, limit: usize) 
     if m == 0 || limit == 0 {
         return vec![];
     }
-    // The pivot: the rarest line. A soft first line is no pivot (its key
-    // has a prefix in the file) unless it is all there is.
-    let soft = want.level == Level::SoftStart;
-    let (pivot, hash, kind) = if soft && m == 1 {
-        (0, hash_key(&want.keys[0]), Key::Undecorated)
-    } else {
-        let kind = Key::at(want.level);
-        let first = usize::from(soft);
-        let (k, h) = (first..m)
-            .map(|k| (k, hash_key(&want.keys[k])))
-            .min_by_key(|&(_, h)| file.count(h, kind))
-            .expect("the block has a line to pivot on");
-        (k, h, kind)
-    };
+    let (pivot, hash, kind) = pivot(want, |h, kind| file.count(h, kind));
     let mut found = vec![];
     for p in file.positions(hash, kind) {
         let Some(start) = back(file, p, pivot, skip) else {
@@ -262,7 +280,7 @@ mod tests {
 
     fn find_at(f: &FileText, block: &[&str], level: Level, from: usize) -> Vec<usize> {
         let block = Line::unplaced(block);
-        let want = Want::new(&block, level);
+        let want = Want::new(block, level);
         find(f, &want, from, f.len(), usize::MAX)
             .into_iter()
             .map(|r| r.start)
@@ -292,7 +310,7 @@ mod tests {
     fn blank_lines_are_skipped_in_block_and_file() {
         let f = FileText::new("a\n\n  b\nc\n\n# 1. item\n");
         let block = Line::unplaced(&["a", "", "", "b"]);
-        let want = Want::new(&block, Level::BlankLinesIgnored);
+        let want = Want::new(block, Level::BlankLinesIgnored);
         assert_eq!(find(&f, &want, 0, f.len(), 8), vec![Region::new(0, 3)]);
         assert!(find(&f, &want, 1, f.len(), 8).is_empty());
         assert!(find(&f, &want, 0, 2, 8).is_empty());
@@ -310,7 +328,7 @@ mod tests {
     #[test]
     fn nearest_prefers_most_shared_lines_then_similar_text() {
         let f = FileText::new("fn a() {\n    one();\n}\nfn b() {\n    two();\n    three();\n}\n");
-        let near = |b: &[&str]| nearest(&f, &Line::unplaced(b), false, 0, None);
+        let near = |b: &[&str]| nearest(&f, Line::unplaced(b), false, 0, None);
         assert_eq!(near(&["fn b() {", "two();", "four();"]), Some((3, 2)));
         assert_eq!(near(&["three"]), Some((5, 0)));
         assert_eq!(near(&["qqq"]), None);

@@ -260,7 +260,7 @@ impl<'a, 'f> Locating<'a, 'f> {
                 ),
             )
             .at(
-                self.lines_span(&edit.old),
+                self.lines_span(edit.old),
                 "indentation differs from the file",
             )
             .path(self.rel.as_str())
@@ -320,7 +320,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         let n = self.file.len();
         let len = edit.old.len();
         if loc.hint == Some(Hint::Whole) {
-            return if n == len && self.exact_at(0, &edit.old) {
+            return if n == len && self.exact_at(0, edit.old) {
                 Ok((Region::new(0, n), Level::Exact))
             } else {
                 Err(Miss::NotFound {
@@ -332,12 +332,12 @@ impl<'a, 'f> Locating<'a, 'f> {
         if let Some(Hint::Near(h)) = loc.hint {
             let h = h.saturating_add_signed(drift);
             let fits = h >= from && (!loc.at_eof || h.checked_add(len) == Some(n));
-            if fits && self.exact_at(h, &edit.old) {
+            if fits && self.exact_at(h, edit.old) {
                 return Ok((Region::new(h, h + len), Level::Exact));
             }
         }
         self.search(
-            &edit.old,
+            edit.old,
             loc.levels,
             from,
             first_only,
@@ -421,7 +421,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             return false;
         }
         let loc = &edit.locator;
-        let Ok((hit, _)) = self.search(&edit.old, loc.levels, 0, false, loc.at_eof, Part::Block)
+        let Ok((hit, _)) = self.search(edit.old, loc.levels, 0, false, loc.at_eof, Part::Block)
         else {
             return false;
         };
@@ -468,7 +468,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         let mut holds = vec![false; hits.len()];
         if !edit.old.is_empty() {
             for &l in edit.locator.levels {
-                let want = Want::new(&edit.old, l);
+                let want = Want::new(edit.old, l);
                 for r in find::find(self.file, &want, sought(hits[0]), n, usize::MAX) {
                     let Some(k) = hits.partition_point(|h| h.start <= r.start).checked_sub(1)
                     else {
@@ -519,7 +519,7 @@ impl<'a, 'f> Locating<'a, 'f> {
     /// anchor's end is the block's start, or one holds the other.
     fn shares_lines(&self, edit: &Edit, anchor: &[Line], level: Level) -> bool {
         let a = Want::new(anchor, level);
-        let b = Want::new(&edit.old, level);
+        let b = Want::new(edit.old, level);
         let (a, b) = (a.keys(), b.keys());
         !b.is_empty()
             && ((1..=a.len().min(b.len())).any(|k| a[a.len() - k..] == b[..k])
@@ -571,7 +571,7 @@ impl Part {
     pub fn lines<'e, 'a>(self, edit: &'e Edit<'a>) -> &'e [Line<'a>] {
         let loc = &edit.locator;
         match self {
-            Part::Block => &edit.old,
+            Part::Block => edit.old,
             Part::Anchor => loc.anchor().unwrap_or(&[]),
             Part::RangeEnd => match loc.range_end() {
                 Some(RangeEnd::Lines(l)) => l,
@@ -586,8 +586,8 @@ pub fn new_lines<'a>(edit: &Edit<'a>) -> Vec<Line<'a>> {
     edit.new
         .iter()
         .map(|n| match n {
-            NewLine::Keep(j) => edit.old[*j].clone(),
-            NewLine::Add(l) => l.clone(),
+            NewLine::Keep(j) => edit.old[*j],
+            NewLine::Add(l) => *l,
         })
         .collect()
 }

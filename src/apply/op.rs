@@ -46,7 +46,7 @@ impl<'s> OpCx<'_, 's> {
         let source = match current {
             None => Source::New(content),
             Some(current) if overwrite => {
-                if edits.is_empty() && skip && same_lines(&current, &content.lines) {
+                if edits.is_empty() && skip && same_lines(&current, content.lines) {
                     self.done_already(op, &rel, "the file already has this content");
                     return Ok(Change::Unchanged { path: rel });
                 }
@@ -54,7 +54,7 @@ impl<'s> OpCx<'_, 's> {
             }
             Some(current) => {
                 let same = if skip {
-                    same_lines(&current, &content.lines)
+                    same_lines(&current, content.lines)
                 } else {
                     render_new(content, op).equals(&current)
                 };
@@ -261,7 +261,7 @@ impl<'s> OpCx<'_, 's> {
         entry: Entry,
         content: &NewText<'_>,
     ) -> Step<Change<'p>> {
-        let [line] = &content.lines[..] else {
+        let [line] = content.lines else {
             return self.fail(
                 Diagnostic::new(
                     Code::InvalidHunkBody,
@@ -366,7 +366,7 @@ fn same_lines(text: &str, lines: &[Line]) -> bool {
 pub fn render_new<'p>(content: &'p NewText<'_>, op: &FileOp<'_>) -> Output<'p> {
     let eol = op.eol.map_or("\n", |e| e.as_str());
     let mut out = Builder::new("");
-    for line in &content.lines {
+    for line in content.lines {
         out.push_text(line.text);
         out.push_text(eol);
     }

@@ -178,7 +178,7 @@ impl Locating<'_, '_> {
         let content = new_lines(edit);
         if edit.place == Place::Replace
             && content.is_empty()
-            && self.consumed_by(&edit.old).is_none()
+            && self.consumed_by(edit.old).is_none()
         {
             self.done_already(edit, self.cursor, "the snippet is not in the file");
             return Ok(None);
@@ -190,7 +190,7 @@ impl Locating<'_, '_> {
             // before and after: its content's presence proves nothing, and
             // the snippet alone decides (a stale patch is refused, never
             // "done").
-            let snippet = Want::new(&edit.old, Level::BlankLinesIgnored);
+            let snippet = Want::new(edit.old, Level::BlankLinesIgnored);
             let proves = !want.keys().iter().all(|k| snippet.keys().contains(k));
             if proves {
                 if let Some(r) = find::find(self.file, &want, from, self.file.len(), 1).first() {

@@ -115,7 +115,7 @@ impl OpCx<'_, '_> {
             && loc.levels.iter().all(|l| !l.skips_blank_lines());
         if plain {
             for &level in loc.levels {
-                match ev.find_all(&edit.old, level, CANDIDATES).as_slice() {
+                match ev.find_all(edit.old, level, CANDIDATES).as_slice() {
                     [] => continue,
                     [start] => {
                         let run = ev.run(*start, edit.old.len());
@@ -204,7 +204,7 @@ impl OpCx<'_, '_> {
             (locating.explain(edits, i, miss, 0), not_found)
         });
         if not_found && !edit.old.is_empty() {
-            let want = Want::new(&edit.old, Level::Exact);
+            let want = Want::new(edit.old, Level::Exact);
             let earlier = find::find(original, &want, 0, original.len(), usize::MAX)
                 .into_iter()
                 .flat_map(|r| r.start..r.end)

@@ -83,11 +83,15 @@ fn syntax_hint(expected: &[Rule]) -> &'static str {
 }
 
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
-pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn parse<'t>(
+    text: &'t str,
+    store: &'t bumpalo::Bump,
+    body: Span,
+) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
     let pairs = CodexParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
-    let mut lower = Lower::new(text, body.start, Codex);
+    let mut lower = Lower::new(text, store, body.start, Codex::default());
     lower.patch.policy.lone_cr_breaks = true;
     lower.patch.policy.repeated_paths = true;
     lower.patch.policy.unfound_anchor_ignored = true;
@@ -147,9 +151,16 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
 }
 
 /// The Codex lowering: the shared one, with nothing of its own.
-struct Codex;
+/// codex's own lowering state: a hunk's lines as they are read, before
+/// they go to the store (one list for every hunk, so reading a hunk
+/// allocates nothing).
+#[derive(Default)]
+struct Codex<'a> {
+    old: Vec<Line<'a>>,
+    new: Vec<NewLine<'a>>,
+}
 
-type Lower<'a> = Lowering<'a, Codex>;
+type Lower<'a> = Lowering<'a, Codex<'a>>;
 
 /// The old start line of a unified diff's hunk header written where codex
 /// wants `@@ CONTEXT` (`-30,10 +30,9 @@`, the opening `@@ ` already read).
@@ -183,7 +194,7 @@ fn body_of(line: &str) -> &str {
     prefixed_text(line, false).0
 }
 
-impl<'a> Lowering<'a, Codex> {
+impl<'a> Lowering<'a, Codex<'a>> {
     /// Warns when a marker line has spaces or tabs the export would not
     /// admit (see `pad` in the grammar).
     fn marker(&mut self, pair: &Pair<'a, Rule>) {
@@ -245,9 +256,9 @@ impl<'a> Lowering<'a, Codex> {
         let Some(header) = inner.next() else { return };
         let path = self.path(header);
         if rule == Rule::add_file {
-            let lines = inner.map(|l| Line::of(body_of(l.as_str()))).collect();
+            let lines: Vec<_> = inner.map(|l| Line::of(body_of(l.as_str()))).collect();
             let content = NewText {
-                lines,
+                lines: self.keep(&lines),
                 final_newline: true,
             };
             self.patch
@@ -295,11 +306,17 @@ impl<'a> Lowering<'a, Codex> {
     fn hunk(&mut self, pair: Pair<'a, Rule>, last: bool) -> Option<Edit<'a>> {
         let span = self.line_span(&pair);
         let mut edit = Edit::replace(
-            vec![],
-            vec![],
+            &[],
+            &[],
             Locator::plain(Uniqueness::UniqueAfterCursor, Level::LADDER),
             span,
         );
+        let (mut old, mut new) = (
+            std::mem::take(&mut self.own.old),
+            std::mem::take(&mut self.own.new),
+        );
+        old.clear();
+        new.clear();
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::hunk_header => {
@@ -335,8 +352,8 @@ impl<'a> Lowering<'a, Codex> {
                                     );
                                     continue;
                                 }
-                                let line = Line::of(text);
-                                edit.locator.reach_mut().anchor = Some(vec![line]);
+                                let line = self.keep(&[Line::of(text)]);
+                                edit.locator.reach_mut().anchor = Some(line);
                             }
                             _ => {}
                         }
@@ -348,15 +365,17 @@ impl<'a> Lowering<'a, Codex> {
                     } else {
                         body_of(p.as_str())
                     };
-                    edit.new.push(NewLine::Keep(edit.old.len()));
-                    edit.old.push(Line::of(text));
+                    new.push(NewLine::Keep(old.len()));
+                    old.push(Line::of(text));
                 }
-                Rule::removed_line => edit.old.push(Line::of(body_of(p.as_str()))),
-                Rule::added_line => edit.new.push(NewLine::Add(Line::of(body_of(p.as_str())))),
+                Rule::removed_line => old.push(Line::of(body_of(p.as_str()))),
+                Rule::added_line => new.push(NewLine::Add(Line::of(body_of(p.as_str())))),
                 Rule::end_of_file => edit.locator.at_eof = true,
                 _ => {}
             }
         }
+        (edit.old, edit.new) = (self.keep(&old), self.keep(&new));
+        (self.own.old, self.own.new) = (old, new);
         let loc = &mut edit.locator;
         if loc.anchor().is_some() || loc.hint.is_some() {
             loc.uniqueness = Uniqueness::FirstAfterCursor;
@@ -372,11 +391,6 @@ impl<'a> Lowering<'a, Codex> {
             // Codex appends a context-free addition at the end of the file.
             loc.at_eof = true;
         }
-        // The lines came one at a time; a large patch keeps every hunk
-        // until it is written, so the room they grew into goes back now,
-        // where the next hunk's lines can use it.
-        edit.old.shrink_to_fit();
-        edit.new.shrink_to_fit();
         Some(edit)
     }
 }

@@ -15,6 +15,9 @@ use crate::ir::{Patch, Span};
 pub(crate) struct Lowering<'t, F> {
     /// The whole (unwrapped) patch text.
     pub text: &'t str,
+    /// Where the lists of lines the model keeps lie (and the few line
+    /// texts lowering makes), for as long as the patch.
+    pub store: &'t bumpalo::Bump,
     /// Where the parsed body starts in `text`.
     pub base: usize,
     pub patch: Patch<'t>,
@@ -24,9 +27,10 @@ pub(crate) struct Lowering<'t, F> {
 }
 
 impl<'t, F> Lowering<'t, F> {
-    pub fn new(text: &'t str, base: usize, own: F) -> Self {
+    pub fn new(text: &'t str, store: &'t bumpalo::Bump, base: usize, own: F) -> Self {
         Lowering {
             text,
+            store,
             base,
             patch: Patch {
                 source: text,
@@ -35,6 +39,11 @@ impl<'t, F> Lowering<'t, F> {
             diags: vec![],
             own,
         }
+    }
+
+    /// `items` copied into the store: a list of lines the model keeps.
+    pub fn keep<T: Copy>(&self, items: &[T]) -> &'t [T] {
+        self.store.alloc_slice_copy(items)
     }
 
     /// The span of a pair in the whole text.

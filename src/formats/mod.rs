@@ -180,9 +180,9 @@ pub fn parse<'t>(
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let result = match format {
         Format::Udiff => udiff::parse(text, store, body),
-        Format::Codex => codex::parse(text, body),
-        Format::Repopatch => repopatch::parse(text, body),
-        Format::Ap => ap::parse(text, body, options.tolerant),
+        Format::Codex => codex::parse(text, store, body),
+        Format::Repopatch => repopatch::parse(text, store, body),
+        Format::Ap => ap::parse(text, store, body, options.tolerant),
     };
     result.map_err(|mut errors| {
         let other = detect(&text[body.start..body.end]).filter(|&f| f != format);

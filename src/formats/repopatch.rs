@@ -88,13 +88,17 @@ fn syntax_hint(expected: &[Rule]) -> &'static str {
 }
 
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
-pub fn parse(text: &str, body: Span) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+pub fn parse<'t>(
+    text: &'t str,
+    store: &'t bumpalo::Bump,
+    body: Span,
+) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
     let pairs = RepoPatchParser::parse(Rule::patchset, input).map_err(|e| {
         let d = syntax_error(e, text, body.start, rule_name, syntax_hint);
         vec![misspelt_near(text, &d).unwrap_or(d)]
     })?;
-    let mut lower = Lower::new(text, body.start, Repopatch);
+    let mut lower = Lower::new(text, store, body.start, Repopatch);
     lower.patch.policy = Policy {
         sequential: true,
         repeated_paths: true,
@@ -252,7 +256,7 @@ impl<'a> Lowering<'a, Repopatch> {
                 Rule::createfile => {
                     let lines = self.createfile(p);
                     let content = NewText {
-                        lines,
+                        lines: self.keep(&lines),
                         final_newline: true,
                     };
                     action = Some(Action::add(content));
@@ -433,8 +437,8 @@ impl<'a> Lowering<'a, Repopatch> {
             _ => vec![],
         };
         Ok(Edit::replace(
-            old,
-            new,
+            self.keep(&old),
+            self.keep(&new),
             Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
             old_span.map_or(kw, |s| kw.to(s)),
         ))

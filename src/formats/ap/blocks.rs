@@ -19,13 +19,54 @@ pub(super) struct Ap<'t> {
     /// The last value in the patch: (its span, whether it was empty), for
     /// the truncation rule.
     pub(super) last_value: Option<(Span, bool)>,
+    /// A value's lines as they are read, before they go to the store (one
+    /// list for every value).
+    pub(super) lines: Vec<Line<'t>>,
+}
+
+/// A value's lines, read into the store: a `content`'s as the new lines
+/// it becomes (an edit takes them as they are), any other's as lines to
+/// find. A large patch's values are in the store once; read into lists of
+/// their own, all of a file block's were alive until its edits were made,
+/// then left the heap full of holes.
+pub(super) enum Lines<'t> {
+    Find(&'t [Line<'t>]),
+    New(&'t mut [NewLine<'t>]),
+}
+
+impl<'t> Lines<'t> {
+    /// Whether every line is blank.
+    fn is_blank(&self) -> bool {
+        match self {
+            Lines::Find(lines) => lines.iter().all(|l| l.text.trim().is_empty()),
+            Lines::New(lines) => model::added(lines).all(|l| l.text.trim().is_empty()),
+        }
+    }
+
+    /// The lines to find.
+    pub(super) fn into_find(self, store: &'t bumpalo::Bump) -> &'t [Line<'t>] {
+        match self {
+            Lines::Find(lines) => lines,
+            Lines::New(lines) => store.alloc_slice_fill_iter(model::added(lines)),
+        }
+    }
+
+    /// The new lines (a `content`'s, as read).
+    pub(super) fn into_new(self, store: &'t bumpalo::Bump) -> &'t mut [NewLine<'t>] {
+        match self {
+            Lines::New(lines) => lines,
+            Lines::Find(lines) => {
+                store.alloc_slice_fill_iter(lines.iter().map(|&l| NewLine::Add(l)))
+            }
+        }
+    }
 }
 
 /// A modification (or the parts before any action) while its directives are read.
 pub(super) struct Pending<'t> {
     pub(super) kw: &'t str,
     pub(super) span: Span,
-    pub(super) values: Vec<(&'t str, Span, Vec<Line<'t>>)>,
+    pub(super) values: Vec<(&'t str, Span, Lines<'t>)>,
     pub(super) options: Vec<(&'t str, Span, Option<usize>)>,
     /// An unknown directive stood among these parts (already reported).
     pub(super) bad: bool,
@@ -42,14 +83,14 @@ impl<'t> Pending<'t> {
         }
     }
 
-    pub(super) fn value(&self, key: &str) -> Option<&(&'t str, Span, Vec<Line<'t>>)> {
+    pub(super) fn value(&self, key: &str) -> Option<&(&'t str, Span, Lines<'t>)> {
         self.values.iter().find(|v| v.0 == key)
     }
     /// The lines of value `key`, moved out (its key and span stay, for
     /// diagnostics).
-    pub(super) fn take(&mut self, key: &str) -> Option<Vec<Line<'t>>> {
+    pub(super) fn take(&mut self, key: &str) -> Option<Lines<'t>> {
         let v = self.values.iter_mut().find(|v| v.0 == key)?;
-        Some(std::mem::take(&mut v.2))
+        Some(std::mem::replace(&mut v.2, Lines::Find(&[])))
     }
 
     pub(super) fn is_bare(&self) -> bool {
@@ -218,8 +259,25 @@ impl<'t> Lowering<'t, Ap<'t>> {
         true
     }
 
-    /// The lines of a `value`, checked for drifted directives outside fences.
-    fn value_lines(&mut self, value: Option<Pair<'t, Rule>>) -> Vec<Line<'t>> {
+    /// The lines of a `value` other than `content`, in the store.
+    fn value_lines(&mut self, value: Option<Pair<'t, Rule>>) -> &'t [Line<'t>] {
+        self.read_value(value);
+        self.keep(&self.own.lines)
+    }
+
+    /// The lines of a value under key `kw`, in the store (see [`Lines`]).
+    fn value_of(&mut self, kw: &str, value: Option<Pair<'t, Rule>>) -> Lines<'t> {
+        self.read_value(value);
+        if kw != "content" {
+            return Lines::Find(self.keep(&self.own.lines));
+        }
+        let new = self.own.lines.iter().map(|&l| NewLine::Add(l));
+        Lines::New(self.store.alloc_slice_fill_iter(new))
+    }
+
+    /// Reads the lines of a `value` into `own.lines`, checked for drifted
+    /// directives outside fences.
+    fn read_value(&mut self, value: Option<Pair<'t, Rule>>) {
         let mut fenced = false;
         // A value is one token (its rule is atomic); every line in it ends
         // with `\n`, which the grammar's line rules require.
@@ -228,7 +286,8 @@ impl<'t> Lowering<'t, Ap<'t>> {
             None => (self.base, ""),
         };
         let bytes = text.as_bytes();
-        let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', bytes).count());
+        let mut lines = std::mem::take(&mut self.own.lines);
+        lines.clear();
         // Each line's end and where the next starts (a last line without
         // `\n`, which the grammar never leaves, would end the text).
         let unended = !text.is_empty() && !text.ends_with('\n');
@@ -250,7 +309,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             }
             lines.push(Line::of(text));
         }
-        lines
+        self.own.lines = lines;
     }
 
     fn file_block(&mut self, head: Option<Pair<'t, Rule>>, items: Vec<Pair<'t, Rule>>) {
@@ -267,11 +326,11 @@ impl<'t> Lowering<'t, Ap<'t>> {
         let lines = self.value_lines(value);
         let path = match inline {
             Some(p) => {
-                self.extra_path_lines(&lines, 0);
+                self.extra_path_lines(lines, 0);
                 Ok(p)
             }
             None => self.path_value(
-                &lines,
+                lines,
                 head_span,
                 if create_head { "CREATE" } else { "FILE" },
             ),
@@ -280,7 +339,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         if create_head {
             pendings.push(Pending::new("CREATE", head_span));
         }
-        let mut rename: Option<(Span, Vec<Line<'t>>)> = None;
+        let mut rename: Option<(Span, &'t [Line<'t>])> = None;
         for item in items {
             match item.as_rule() {
                 Rule::action_block
@@ -315,7 +374,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 self.error(span, "`RENAME` shares its file block with other actions", "RENAME", "a file block holds one RENAME and nothing else; put the other changes in their own `FILE` block");
             }
             Some((span, lines)) => {
-                if let Ok(to) = self.path_value(&lines, span, "RENAME") {
+                if let Ok(to) = self.path_value(lines, span, "RENAME") {
                     let op = FileOp::new(path, Action::Rename { to }, head_span);
                     self.patch.files.push(op);
                 }
@@ -372,7 +431,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 
     /// A `RENAME` directive and its value's lines.
-    fn rename_item(&mut self, item: Pair<'t, Rule>) -> (Span, Vec<Line<'t>>) {
+    fn rename_item(&mut self, item: Pair<'t, Rule>) -> (Span, &'t [Line<'t>]) {
         let mut inner = item.into_inner();
         let d = inner.next().expect("rename_block starts with RENAME");
         let span = self.line_span(&d);
@@ -466,7 +525,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 let kw = self.keyword(&key);
                 let value = inner.next();
                 let vspan = value.as_ref().map(|v| self.span(v));
-                let lines = self.value_lines(value);
+                let lines = self.value_of(kw, value);
                 if let Some((_, first, _)) = pending.value(kw) {
                     let first = *first;
                     self.diags.push(
@@ -476,7 +535,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                             .hint("each modification has one of each value; for another change, start a new modification with its action directive (`<ID> REPLACE`, …)"),
                     );
                 }
-                let empty = lines.iter().all(|l| l.text.trim().is_empty());
+                let empty = lines.is_blank();
                 self.own.last_value = Some((
                     vspan.filter(|s| s.end > s.start).unwrap_or(span),
                     empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE"),
@@ -522,7 +581,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                         .at(span, "not an ap directive")
                         .hint(hint),
                 );
-                self.value_lines(inner.next());
+                self.read_value(inner.next());
                 pending.bad = true;
             }
             _ => {}

@@ -31,7 +31,8 @@ use super::lowering::{rule_words, Lowering};
 use super::{rule_names, syntax_error};
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
-    Action, Advice, Eol, FileOp, Finish, Line, NestingGuard, NewText, Patch, PathRef, Policy, Span,
+    Action, Advice, Eol, FileOp, Finish, Line, NestingGuard, NewLine, NewText, Patch, PathRef,
+    Policy, Span,
 };
 
 #[derive(Parser)]
@@ -123,16 +124,18 @@ use blocks::{Ap, Lower};
 pub use ids::correct_drifted_ids;
 
 /// Parses and lowers `text[body]`; spans are offsets into `text`.
-pub fn parse(
-    text: &str,
+pub fn parse<'t>(
+    text: &'t str,
+    store: &'t bumpalo::Bump,
     body: Span,
     tolerant: bool,
-) -> Result<(Patch<'_>, Vec<Diagnostic>), Vec<Diagnostic>> {
+) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
     let pairs = ApParser::parse(Rule::patch, input)
         .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
     let mut lower = Lower::new(
         text,
+        store,
         body.start,
         Ap {
             id: "",
@@ -140,6 +143,7 @@ pub fn parse(
             tolerant,
             ended: false,
             last_value: None,
+            lines: vec![],
         },
     );
     for pad in pairs

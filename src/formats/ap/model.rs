@@ -18,7 +18,7 @@ pub(super) enum ModKind {
 /// An ap locator value: lines to find, or a file boundary (3.2 `^`, `$`).
 #[derive(Debug, Clone)]
 pub(super) enum Target<'a> {
-    Lines(Vec<Line<'a>>),
+    Lines(&'a [Line<'a>]),
     Start,
     End,
 }
@@ -26,12 +26,12 @@ pub(super) enum Target<'a> {
 /// One ap modification, as the patch states it.
 pub(super) struct Modification<'a> {
     pub(super) kind: ModKind,
-    pub(super) anchor: Option<Vec<Line<'a>>>,
+    pub(super) anchor: Option<&'a [Line<'a>]>,
     pub(super) snippet: Target<'a>,
     /// `snippet_tail`: the region runs to the end of its first match after the snippet.
     pub(super) tail: Option<Target<'a>>,
     /// Trailing whitespace already stripped.
-    pub(super) content: Vec<Line<'a>>,
+    pub(super) content: &'a [NewLine<'a>],
     pub(super) leading_blank: usize,
     pub(super) trailing_blank: usize,
     pub(super) scope_end: bool,
@@ -56,13 +56,14 @@ pub(super) fn locator_key<'m>(m: &'m Modification) -> Option<(Vec<&'m str>, Vec<
     let Target::Lines(lines) = &m.snippet else {
         return None;
     };
-    let anchor = m.anchor.as_deref().map(normalise).unwrap_or_default();
+    let anchor = m.anchor.map(normalise).unwrap_or_default();
     Some((anchor, normalise(lines)))
 }
 
 /// The modifications of one file block as edits of the shared model. A
 /// locator repeated within the block takes the first match after the
-/// previous modification instead of a unique one.
+/// previous modification instead of a unique one. Their lines are in the
+/// store already (see [`Edit`]), where the lowering read them into.
 pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
     let keys: Vec<_> = mods.iter().map(locator_key).collect();
     // Counted once per file: comparing every pair is quadratic in modifications.
@@ -83,12 +84,12 @@ pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
         .map(|(m, repeated)| {
             let (old, at_start, at_eof) = match m.snippet {
                 Target::Lines(lines) => (lines, false, false),
-                Target::Start => (vec![], true, false),
-                Target::End => (vec![], false, true),
+                Target::Start => (&[][..], true, false),
+                Target::End => (&[][..], false, true),
             };
             Edit {
                 old,
-                new: m.content.into_iter().map(NewLine::Add).collect(),
+                new: m.content,
                 old_no_eol: false,
                 new_no_eol: false,
                 own_eol: false,
@@ -100,7 +101,10 @@ pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
                 locator: Locator {
                     reach: reach(
                         m.anchor,
-                        m.tail,
+                        m.tail.map(|t| match t {
+                            Target::Lines(lines) => RangeEnd::Lines(lines),
+                            _ => RangeEnd::Eof,
+                        }),
                         m.scope_end,
                         (m.leading_blank, m.trailing_blank),
                     ),
@@ -123,15 +127,11 @@ pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
 
 /// A modification's anchor, range end and options, boxed when it has any.
 fn reach<'a>(
-    anchor: Option<Vec<Line<'a>>>,
-    tail: Option<Target<'a>>,
+    anchor: Option<&'a [Line<'a>]>,
+    range_end: Option<RangeEnd<'a>>,
     scope_end: bool,
     widen: (usize, usize),
 ) -> Option<Box<Reach<'a>>> {
-    let range_end = tail.map(|t| match t {
-        Target::Lines(lines) => RangeEnd::Lines(lines),
-        _ => RangeEnd::Eof,
-    });
     (anchor.is_some() || range_end.is_some() || scope_end || widen != (0, 0)).then(|| {
         Box::new(Reach {
             anchor,
@@ -156,42 +156,58 @@ pub(super) enum Base<'a> {
     /// The file as it is on disk.
     Existing,
     /// `CREATE` with `content`: a new file (or an identical existing one).
-    Create(Vec<Line<'a>>),
+    Create(&'a [NewLine<'a>]),
     /// `RECREATE`: this text, whatever the file held (created if missing).
-    Recreate(Vec<Line<'a>>),
+    Recreate(&'a [NewLine<'a>]),
 }
 
 /// A locator value: `^`, `$`, or its lines without blank ones at either
 /// end (cut where they lie: a large patch's lines are not copied).
-pub(super) fn target(mut lines: Vec<Line<'_>>) -> Option<Target<'_>> {
-    trim_blank(&mut lines);
-    match &lines[..] {
+pub(super) fn target<'a>(lines: &'a [Line<'a>]) -> Option<Target<'a>> {
+    match trim_blank(lines, |l| l.text) {
         [] => None,
         [one] if one.text.trim() == "^" => Some(Target::Start),
         [one] if one.text.trim() == "$" => Some(Target::End),
-        _ => Some(Target::Lines(lines)),
+        lines => Some(Target::Lines(lines)),
     }
 }
 
-/// Drops the blank lines at either end.
-fn trim_blank(lines: &mut Vec<Line<'_>>) {
-    let end = lines
-        .iter()
-        .rposition(|l| !l.text.trim().is_empty())
-        .map_or(0, |i| i + 1);
-    lines.truncate(end);
-    let start = lines
-        .iter()
-        .position(|l| !l.text.trim().is_empty())
-        .unwrap_or(end);
-    lines.drain(..start);
+/// `lines` without the blank ones at either end.
+fn trim_blank<T>(lines: &[T], text: impl Fn(&T) -> &str) -> &[T] {
+    let (start, end) = unblank(lines, text);
+    &lines[start..end]
 }
 
-/// `content` without blank lines at either end and without trailing whitespace.
-pub(super) fn content_lines(mut lines: Vec<Line<'_>>) -> Vec<Line<'_>> {
-    trim_blank(&mut lines);
-    for l in &mut lines {
-        l.text = l.text.trim_end_matches([' ', '\t']);
+/// Where `lines` start and end without the blank ones at either end.
+fn unblank<T>(lines: &[T], text: impl Fn(&T) -> &str) -> (usize, usize) {
+    let blank = |l: &T| text(l).trim().is_empty();
+    let end = lines.iter().rposition(|l| !blank(l)).map_or(0, |i| i + 1);
+    let start = lines[..end].iter().position(|l| !blank(l)).unwrap_or(end);
+    (start, end)
+}
+
+/// `content` without blank lines at either end and without trailing
+/// whitespace, trimmed where it lies.
+pub(super) fn content_lines<'a>(lines: &'a mut [NewLine<'a>]) -> &'a [NewLine<'a>] {
+    let (start, end) = unblank(lines, |l| match l {
+        NewLine::Add(l) => l.text,
+        NewLine::Keep(_) => "",
+    });
+    let lines = &mut lines[start..end];
+    for l in lines.iter_mut() {
+        if let NewLine::Add(l) = l {
+            l.text = l.text.trim_end_matches([' ', '\t']);
+        }
     }
     lines
+}
+
+/// A content's lines as the text of a new file.
+pub(super) fn added<'l, 'a>(
+    lines: &'l [NewLine<'a>],
+) -> impl ExactSizeIterator<Item = Line<'a>> + 'l {
+    lines.iter().map(|l| match *l {
+        NewLine::Add(l) => l,
+        NewLine::Keep(_) => Line::of(""),
+    })
 }

@@ -18,7 +18,8 @@ impl<'t> Lowering<'t, Ap<'t>> {
         let mut mods = vec![];
         let count = pendings.len();
         for (i, mut p) in pendings.into_iter().enumerate() {
-            let content = p.take("content").map(content_lines);
+            let store = self.store;
+            let content = p.take("content").map(|c| content_lines(c.into_new(store)));
             let opening = match p.kw {
                 "" | "CREATE" | "RECREATE" => self.opening(&p, i == 0, count, content),
                 "DELETE" if p.is_bare() => self.bare_delete(&p, count),
@@ -37,8 +38,8 @@ impl<'t> Lowering<'t, Ap<'t>> {
             }
         }
         let edits = edits(mods);
-        let text = |lines| NewText {
-            lines,
+        let text = |lines: &[NewLine<'t>]| NewText {
+            lines: self.store.alloc_slice_fill_iter(added(lines)),
             final_newline: true,
         };
         let action = match base {
@@ -71,7 +72,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         p: &Pending<'t>,
         first: bool,
         count: usize,
-        content: Option<Vec<Line<'t>>>,
+        content: Option<&'t [NewLine<'t>]>,
     ) -> Opening<'t> {
         match p.kw {
             "" => {
@@ -173,7 +174,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         &mut self,
         kw: &'t str,
         p: &mut Pending<'t>,
-        content: Option<Vec<Line<'t>>>,
+        content: Option<&'t [NewLine<'t>]>,
     ) -> Result<Modification<'t>, Reported> {
         let mut kind = match kw {
             "REPLACE" => ModKind::Replace,
@@ -181,7 +182,8 @@ impl<'t> Lowering<'t, Ap<'t>> {
             "INSERT_BEFORE" => ModKind::InsertBefore,
             _ => ModKind::Delete,
         };
-        let mut anchor = p.take("anchor");
+        let store = self.store;
+        let mut anchor = p.take("anchor").map(|l| l.into_find(store));
         let snippet = self.snippet(kw, p, &mut anchor)?;
         let tail = self.tail(kw, kind, p)?;
         let content = self.content(kw, &mut kind, p, content)?;
@@ -211,9 +213,10 @@ impl<'t> Lowering<'t, Ap<'t>> {
         &mut self,
         kw: &str,
         p: &mut Pending<'t>,
-        anchor: &mut Option<Vec<Line<'t>>>,
+        anchor: &mut Option<&'t [Line<'t>]>,
     ) -> Result<Target<'t>, Reported> {
-        let snippet = match p.take("snippet") {
+        let store = self.store;
+        let snippet = match p.take("snippet").map(|l| l.into_find(store)) {
             Some(lines) => lines,
             None => match anchor.take() {
                 Some(a) if self.own.tolerant => {
@@ -256,27 +259,30 @@ impl<'t> Lowering<'t, Ap<'t>> {
         p: &mut Pending<'t>,
     ) -> Result<Option<Target<'t>>, Reported> {
         let span = p.value("snippet_tail").map(|v| v.1);
-        Ok(match (span, p.take("snippet_tail")) {
-            (Some(span), Some(lines)) => {
-                if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
-                    self.error(
-                        span,
-                        format!("`snippet_tail` with `{kw}`"),
-                        "a range",
-                        "an insertion needs one point: use a single `snippet`",
-                    );
-                    return Err(Reported);
-                }
-                match target(lines) {
-                    Some(Target::Start) | None => {
-                        self.error(span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
+        let store = self.store;
+        Ok(
+            match (span, p.take("snippet_tail").map(|l| l.into_find(store))) {
+                (Some(span), Some(lines)) => {
+                    if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
+                        self.error(
+                            span,
+                            format!("`snippet_tail` with `{kw}`"),
+                            "a range",
+                            "an insertion needs one point: use a single `snippet`",
+                        );
                         return Err(Reported);
                     }
-                    t => t,
+                    match target(lines) {
+                        Some(Target::Start) | None => {
+                            self.error(span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
+                            return Err(Reported);
+                        }
+                        t => t,
+                    }
                 }
-            }
-            _ => None,
-        })
+                _ => None,
+            },
+        )
     }
 
     /// The new lines; an empty `REPLACE` content is a `DELETE` in 3.2.
@@ -285,8 +291,8 @@ impl<'t> Lowering<'t, Ap<'t>> {
         kw: &str,
         kind: &mut ModKind,
         p: &Pending<'t>,
-        content: Option<Vec<Line<'t>>>,
-    ) -> Result<Vec<Line<'t>>, Reported> {
+        content: Option<&'t [NewLine<'t>]>,
+    ) -> Result<&'t [NewLine<'t>], Reported> {
         Ok(match (*kind, content) {
             (ModKind::Delete, Some(_)) => {
                 self.error(
@@ -297,7 +303,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 );
                 return Err(Reported);
             }
-            (ModKind::Delete, None) => vec![],
+            (ModKind::Delete, None) => &[],
             (_, None) => {
                 self.error(
                     p.span,

@@ -76,12 +76,12 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             return Err(Reported);
         };
         let path = |text: String| PathRef { text, span: *gspan };
-        let store = self.own.store;
+        let store = self.store;
         let old = data.old.map(|b| binary_lines(b, store));
         let (new_lines, new_eol) = binary_lines(data.new, store);
         let action = if h.new_file {
             Action::add(NewText {
-                lines: new_lines,
+                lines: self.keep(&new_lines),
                 final_newline: new_eol,
             })
         } else {
@@ -98,7 +98,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             };
             // The file's lines are matched without their `\r\n`.
             let ended = old_lines.len().saturating_sub(usize::from(!old_eol));
-            let old_lines = old_lines
+            let old_lines: Vec<_> = old_lines
                 .into_iter()
                 .enumerate()
                 .map(|(i, l)| match l.text.strip_suffix('\r') {
@@ -106,13 +106,13 @@ impl<'a> Lowering<'a, Udiff<'a>> {
                     _ => l,
                 })
                 .collect();
+            let new_lines: Vec<_> = match h.deleted_file {
+                true => vec![],
+                false => new_lines.into_iter().map(NewLine::Add).collect(),
+            };
             let whole = Edit {
-                old: old_lines,
-                new: if h.deleted_file {
-                    vec![]
-                } else {
-                    new_lines.into_iter().map(NewLine::Add).collect()
-                },
+                old: self.keep(&old_lines),
+                new: self.keep(&new_lines),
                 old_no_eol: !old_eol,
                 new_no_eol: !new_eol && !h.deleted_file,
                 own_eol: true,

@@ -37,21 +37,20 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         };
 
         let body = inner.next();
-        // Room for the lines the header counts, never more than the body
-        // has (a count is only a claim): no growing a line at a time.
-        let lines = body.as_ref().map_or(0, |b| {
-            memchr::memchr_iter(b'\n', b.as_str().as_bytes()).count()
-        });
-        let room = |count: Option<usize>| count.unwrap_or(lines).min(lines);
         let mut edit = Edit::replace(
-            Vec::with_capacity(room(old_count)),
-            Vec::with_capacity(room(new_count)),
+            &[],
+            &[],
             Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
             span,
         );
-        let trailing_empty = self.hunk_body(&mut edit, body);
-        self.drop_separator(&mut edit, old_count, &trailing_empty);
-        self.check_counts(&edit, header_span, old_count, new_count);
+        let mut lines = std::mem::take(&mut self.own.lines);
+        lines.old.clear();
+        lines.new.clear();
+        let trailing_empty = self.hunk_body(&mut edit, &mut lines, body);
+        self.drop_separator(&mut lines, old_count, &trailing_empty);
+        self.check_counts(&lines, header_span, old_count, new_count);
+        (edit.old, edit.new) = (self.keep(&lines.old), self.keep(&lines.new));
+        self.own.lines = lines;
         edit.locator.at_eof = edit.old_no_eol;
         // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
         let hint = if old_count == Some(0) {
@@ -80,15 +79,20 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             );
     }
 
-    /// The hunk's lines (`body`, one token) into `edit`; returns the spans
-    /// of the empty lines at its end.
-    fn hunk_body(&mut self, edit: &mut Edit<'a>, body: Option<Pair<'a, Rule>>) -> Vec<Span> {
+    /// The hunk's lines (`body`, one token) into `lines`, its line-end
+    /// flags into `edit`; returns the spans of the empty lines at its end.
+    fn hunk_body(
+        &mut self,
+        edit: &mut Edit<'a>,
+        lines: &mut HunkLines<'a>,
+        body: Option<Pair<'a, Rule>>,
+    ) -> Vec<Span> {
         // Which side the previous line was on, for `\ No newline`.
         let mut last: Option<Rule> = None;
         let mut trailing_empty: Vec<Span> = vec![];
-        let (mut at, lines) =
+        let (mut at, text) =
             body.map_or((0, ""), |b| (self.base + b.as_span().start(), b.as_str()));
-        for line in lines.split_inclusive('\n') {
+        for line in text.split_inclusive('\n') {
             let rule = line_rule(line);
             let lspan = Span::new(at, at + line.len() - usize::from(line.ends_with('\n')));
             at += line.len();
@@ -107,11 +111,11 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             }
             match rule {
                 Rule::context_line | Rule::empty_line => {
-                    edit.new.push(NewLine::Keep(edit.old.len()));
-                    edit.old.push(content);
+                    lines.new.push(NewLine::Keep(lines.old.len()));
+                    lines.old.push(content);
                 }
-                Rule::removed_line => edit.old.push(content),
-                Rule::added_line => edit.new.push(NewLine::Add(content)),
+                Rule::removed_line => lines.old.push(content),
+                Rule::added_line => lines.new.push(NewLine::Add(content)),
                 Rule::no_newline_line => match last {
                     Some(Rule::context_line | Rule::empty_line) => {
                         edit.old_no_eol = true;
@@ -144,17 +148,17 @@ impl<'a> Lowering<'a, Udiff<'a>> {
     /// what follows; they are not blank context.
     fn drop_separator(
         &mut self,
-        edit: &mut Edit<'a>,
+        lines: &mut HunkLines<'a>,
         old_count: Option<usize>,
         trailing_empty: &[Span],
     ) {
-        let body_old = edit.old.len();
+        let body_old = lines.old.len();
         if let Some(count) = old_count.filter(|&c| c < body_old) {
             let excess = body_old - count;
-            if excess <= trailing_empty.len() && edit.new.len() >= excess {
+            if excess <= trailing_empty.len() && lines.new.len() >= excess {
                 for _ in 0..excess {
-                    edit.old.pop();
-                    edit.new.pop();
+                    lines.old.pop();
+                    lines.new.pop();
                 }
                 let first = trailing_empty[trailing_empty.len() - excess];
                 self.diags.push(
@@ -171,13 +175,13 @@ impl<'a> Lowering<'a, Udiff<'a>> {
     /// A warning when the header's counts disagree with the body.
     fn check_counts(
         &mut self,
-        edit: &Edit<'a>,
+        lines: &HunkLines<'a>,
         header_span: Span,
         old_count: Option<usize>,
         new_count: Option<usize>,
     ) {
-        let body_new = edit.new.len();
-        let body_old = edit.old.len();
+        let body_new = lines.new.len();
+        let body_old = lines.old.len();
         let (want_old, want_new) = (old_count.unwrap_or(1), new_count.unwrap_or(1));
         if body_old != want_old || body_new != want_new {
             self.diags.push(

@@ -96,7 +96,7 @@ pub fn parse<'t>(
             SYNTAX_HINT
         })]
     })?;
-    let mut lower = Lower::new(text, body.start, Udiff { store });
+    let mut lower = Lower::new(text, store, body.start, Udiff::default());
     lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate: "add context lines that occur only near the intended place, \
@@ -132,11 +132,18 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
     UdiffParser::parse(Rule::patch, text).ok().map(rule_names)
 }
 
-/// The Udiff lowering: the shared one, with nothing of its own.
-/// udiff's own lowering state: where the line texts it makes are kept
-/// (a binary literal's decoded bytes), for as long as the patch.
-struct Udiff<'t> {
-    store: &'t bumpalo::Bump,
+/// udiff's own lowering state: a hunk's lines as they are read, before
+/// they go to the store (one pair of lists for every hunk).
+#[derive(Default)]
+struct Udiff<'a> {
+    lines: HunkLines<'a>,
+}
+
+/// A hunk's old and new lines.
+#[derive(Default)]
+struct HunkLines<'a> {
+    old: Vec<Line<'a>>,
+    new: Vec<NewLine<'a>>,
 }
 
 type Lower<'a> = Lowering<'a, Udiff<'a>>;

@@ -167,7 +167,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
 
     /// A deleted file (`+++ /dev/null`) lists lines; it cannot add any.
     fn deletion_adds_nothing(&mut self, edits: &[Edit<'a>]) -> Result<(), Reported> {
-        let added = edits.iter().flat_map(|e| &e.new).find_map(|n| match n {
+        let added = edits.iter().flat_map(|e| e.new).find_map(|n| match n {
             NewLine::Add(line) => Some(line.whole_line(self.text)),
             NewLine::Keep(_) => None,
         });
@@ -186,10 +186,8 @@ impl<'a> Lowering<'a, Udiff<'a>> {
     }
 
     fn new_file_content(&mut self, edits: Vec<Edit<'a>>) -> Result<NewText<'a>, Reported> {
-        let mut content = NewText {
-            lines: vec![],
-            final_newline: true,
-        };
+        let mut lines = vec![];
+        let mut final_newline = true;
         for e in edits {
             if let Some(old) = e.old.first() {
                 self.diags.push(
@@ -205,14 +203,15 @@ impl<'a> Lowering<'a, Udiff<'a>> {
                 );
                 return Err(Reported);
             }
-            content
-                .lines
-                .extend(e.new.into_iter().filter_map(|n| match n {
-                    NewLine::Add(l) => Some(l),
-                    NewLine::Keep(_) => None,
-                }));
-            content.final_newline = !e.new_no_eol;
+            lines.extend(e.new.iter().filter_map(|n| match *n {
+                NewLine::Add(l) => Some(l),
+                NewLine::Keep(_) => None,
+            }));
+            final_newline = !e.new_no_eol;
         }
-        Ok(content)
+        Ok(NewText {
+            lines: self.keep(&lines),
+            final_newline,
+        })
     }
 }
