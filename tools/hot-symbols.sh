@@ -22,29 +22,52 @@ trap 'rm -rf "$work"' EXIT
 for scale in small large; do
   python3 "$HERE/../shared/bench/gen.py" --scale "$scale" --seed 1 --out "$work/$scale" --force >/dev/null
 done
-# One call under callgrind on a fresh copy of TREE; its failure is expected
-# for the refusals below.
+# One call under callgrind on a fresh copy of TREE, its profile named
+# LABEL (format.kind); its failure is expected for the refusals below.
 profile() {
-  local tree=$1; shift
+  local label=$1 tree=$2; shift 2
   rm -rf "$work/t"; cp -r "$tree" "$work/t"
-  valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.%p" \
+  valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$label" \
     "$bin" "$@" >/dev/null 2>&1 || true
 }
 for f in udiff codex repopatch ap; do
   for scale in small large; do
-    profile "$work/$scale/before" apply --root "$work/t" "$work/$scale/$f.patch"
+    profile "$f.apply-$scale" "$work/$scale/before" apply --root "$work/t" "$work/$scale/$f.patch"
   done
-  profile "$work/small/before" apply --json --root "$work/t" "$work/small/$f.patch"
-  profile "$work/small/before" apply --dry-run --root "$work/t" "$work/small/$f.patch"
-  profile "$work/small/before" lint "$work/small/$f.patch"
+  profile "$f.json" "$work/small/before" apply --json --root "$work/t" "$work/small/$f.patch"
+  profile "$f.dry-run" "$work/small/before" apply --dry-run --root "$work/t" "$work/small/$f.patch"
+  profile "$f.lint" "$work/small/before" lint "$work/small/$f.patch"
   # A refusal, rendered for a person and as JSON: the patch is already applied.
-  profile "$work/small/after" apply --root "$work/t" "$work/small/$f.patch"
-  profile "$work/small/after" apply --json --root "$work/t" "$work/small/$f.patch"
+  profile "$f.refusal" "$work/small/after" apply --root "$work/t" "$work/small/$f.patch"
+  profile "$f.refusal-json" "$work/small/after" apply --json --root "$work/t" "$work/small/$f.patch"
 done
-# Every function named in any profile, first-seen order; callgrind names a
+# The order: what every format's successful calls run, then what three
+# formats', two formats' and one format's run (each format's own
+# together), then what only refusals run, grouped the same way. A call
+# then touches the shared start and its own format's stretch, not a piece
+# of every format's. Within a group, first-seen order. Callgrind names a
 # function once with its symbol ("fn=(12) _ZN...") and then by number.
-cat "$work"/cg.* | grep -oE '^c?fn=\([0-9]+\) .*' | sed -E 's/^c?fn=\([0-9]+\) //' \
-  | grep -v '^0x' | awk '!seen[$0]++' > "$HERE/tools/hot-symbols.txt"
+python3 - "$work" > "$HERE/tools/hot-symbols.txt" <<'PY'
+import glob, os, re, sys
+formats = ["udiff", "codex", "repopatch", "ap"]
+seen, ok, failing = {}, {}, {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "cg.*"))):
+    fmt, kind = os.path.basename(path)[3:].split(".", 1)
+    for line in open(path, errors="replace"):
+        m = re.match(r"^c?fn=\([0-9]+\) (.*)", line)
+        if not m or m.group(1).startswith("0x"):
+            continue
+        name = m.group(1).strip()
+        seen.setdefault(name, len(seen))
+        (failing if kind.startswith("refusal") else ok).setdefault(name, set()).add(fmt)
+def key(name):
+    users = ok.get(name) or failing[name]
+    refusal_only = name not in ok
+    own = min(formats.index(f) for f in users)
+    return (refusal_only, -len(users), own, seen[name])
+for name in sorted(seen, key=key):
+    print(name)
+PY
 echo "tools/hot-symbols.txt: $(wc -l < "$HERE/tools/hot-symbols.txt") functions"
 # Cargo does not know the linker reads the list: relink with the new one.
 touch "$HERE/src/main.rs"

@@ -46,8 +46,12 @@ pub fn assemble<'p>(
     let n = file.len();
     let eol = shape.eol.map_or_else(|| dominant(file), Eol::as_str);
     let had_final_newline = n == 0 || !file.eol(n - 1).is_empty();
+    // Room for an original stretch, a line end and the added lines (each
+    // with its ending) of every edit: few more than a plain patch needs.
+    let added: usize = placed.iter().map(|p| edits[p.edit].new.len()).sum();
+    let room = 2 * placed.len() + added + 4;
     let mut out = Out {
-        b: Builder::new(text),
+        b: Builder::joining(text, source, room),
         file,
         eol,
         whole: shape.eol.is_some() || shape.finish.strip_trailing_whitespace,
@@ -75,7 +79,10 @@ pub fn assemble<'p>(
                     } else {
                         eol
                     };
-                    let whole = (!out.strip && p.indent.is_none())
+                    // One piece when the patch ends the line as the output
+                    // must, and stripping leaves it as it is.
+                    let stripped = out.strip && line.text.ends_with([' ', '\t']);
+                    let whole = (!stripped && p.indent.is_none())
                         .then(|| line.with_eol(source, end))
                         .flatten();
                     if let Some(whole) = whole {

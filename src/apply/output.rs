@@ -41,6 +41,9 @@ pub struct Pieces<'p>(Vec<Piece<'p>>);
 pub struct Builder<'p, 'o> {
     original: &'o str,
     pieces: Vec<Piece<'p>>,
+    /// The patch text: a text that follows the last one directly in it
+    /// joins it, one piece (see [`Builder::joining`]).
+    source: &'p str,
 }
 
 impl<'p, 'o> Builder<'p, 'o> {
@@ -49,6 +52,19 @@ impl<'p, 'o> Builder<'p, 'o> {
         Builder {
             original,
             pieces: vec![],
+            source: "",
+        }
+    }
+
+    /// A builder whose texts from `source` (the patch text) join where
+    /// they follow each other there, with room for about `room` pieces
+    /// taken at once: ap's content is lines of the patch as they stand,
+    /// so a block of them is one piece, not a piece (or two) a line.
+    pub fn joining(original: &'o str, source: &'p str, room: usize) -> Self {
+        Builder {
+            pieces: Vec::with_capacity(room),
+            source,
+            ..Builder::new(original)
         }
     }
 
@@ -68,9 +84,16 @@ impl<'p, 'o> Builder<'p, 'o> {
     }
 
     pub fn push_text(&mut self, text: &'p str) {
-        if !text.is_empty() {
-            self.pieces.push(Piece::Text(text));
+        if text.is_empty() {
+            return;
         }
+        if let Some(Piece::Text(last)) = self.pieces.last_mut() {
+            if let Some(joined) = adjacent(self.source, last, text) {
+                *last = joined;
+                return;
+            }
+        }
+        self.pieces.push(Piece::Text(text));
     }
 
     fn text(&self, piece: Piece<'p>) -> &str {
@@ -245,6 +268,20 @@ impl<'p> Output<'p> {
     }
 }
 
+/// `a` and then `b` as one slice of `source`, when both lie in it and `b`
+/// starts where `a` ends. Offsets are taken from the pointers only to find
+/// the one slice of `source` that covers both; a slice from elsewhere
+/// (a line end of the program's own) is not in `source` and joins nothing.
+fn adjacent<'p>(source: &'p str, a: &str, b: &str) -> Option<&'p str> {
+    let base = source.as_ptr() as usize;
+    let start = (a.as_ptr() as usize).checked_sub(base)?;
+    let mid = (b.as_ptr() as usize).checked_sub(base)?;
+    let end = mid.checked_add(b.len())?;
+    (start.checked_add(a.len()) == Some(mid) && end <= source.len())
+        .then(|| source.get(start..end))
+        .flatten()
+}
+
 /// An output's bytes, as [`Output::bytes`] makes them.
 pub enum Bytes<'a> {
     /// Slices of the text itself.
@@ -297,5 +334,31 @@ mod tests {
         b.trim_final_eol();
         assert_eq!(Output::new(x.clone(), b.finish()).to_vec(), b"x");
         assert!(Output::new(String::new(), Pieces::default()).is_empty());
+    }
+
+    /// Texts join only where they follow each other in the patch text.
+    #[test]
+    fn patch_texts_join_only_where_they_are_adjacent() {
+        let source = "one\ntwo\n+three\n".to_string();
+        let original = String::new();
+        let mut b = Builder::joining(&original, &source, 4);
+        b.push_text(&source[0..3]);
+        b.push_text(&source[3..4]);
+        b.push_text(&source[4..8]);
+        assert_eq!(b.pieces, [Piece::Text("one\ntwo\n")]);
+        // The `+` stands between: no join.
+        b.push_text(&source[9..14]);
+        // A line end of the program's own, equal text but elsewhere.
+        b.push_text("\n");
+        assert_eq!(b.pieces.len(), 3);
+        let joined = Output::new(original.clone(), b.finish()).to_text();
+        assert_eq!(joined, "one\ntwo\nthree\n");
+        // Without a source, nothing joins.
+        let mut b = Builder::new(&original);
+        b.push_text(&source[0..4]);
+        b.push_text(&source[4..8]);
+        assert_eq!(b.pieces.len(), 2);
+        assert_eq!(adjacent(&source, &source[0..4], &source[5..8]), None);
+        assert_eq!(adjacent(&source, "x", &source[0..1]), None);
     }
 }
