@@ -26,14 +26,17 @@ struct Spot {
     indent: Option<Indent>,
 }
 
-impl OpCx<'_, '_> {
+impl<'s> OpCx<'_, 's> {
     /// Places each edit in the text as the ones before it left it.
     pub fn in_order<'p>(
         &mut self,
         rel: &RelPath,
         text: &str,
         edits: &'p [Edit<'_>],
-    ) -> Step<Pieces<'p>> {
+    ) -> Step<Pieces<'p>>
+    where
+        's: 'p,
+    {
         let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
         if file.len() >= evolve::MAX_LINES {
             return self.fail(
@@ -45,7 +48,7 @@ impl OpCx<'_, '_> {
             );
         }
         super::find::expect(&file, edits);
-        let mut ev = Evolving::new(&file, edits);
+        let mut ev = Evolving::new(&file, self.source, edits);
         let mut cursor = NIL;
         let mut failed = 0;
         for (i, edit) in edits.iter().enumerate() {

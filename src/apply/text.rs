@@ -353,6 +353,13 @@ impl<'a> FileText<'a> {
         self.lookup(h, kind).iter().map(|&(_, p)| p as usize)
     }
 
+    /// Whether `h` is a key of kind `kind` the patch was expected to look
+    /// up; `None` when no keys of that kind were expected.
+    pub fn is_expected(&self, h: u64, kind: Key) -> Option<bool> {
+        let e = self.expected[kind as usize].get()?;
+        Some(e.counts.contains_key(&h))
+    }
+
     /// How many lines' keys hash to `h`.
     pub fn count(&self, h: u64, kind: Key) -> usize {
         if let (None, Some(e)) = (
