@@ -356,12 +356,13 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
         *done = self.nodes.len() as u32;
         let added = &*added;
-        let Some((pivot, h)) = hashes
-            .iter()
-            .copied()
-            .enumerate()
-            .min_by_key(|&(_, h)| self.file.count(h, kind) + added.count(h))
-        else {
+        // The rarest line, preferring a pivot the file indexed (the block's
+        // rarest in the original): lines earlier edits added may make
+        // another rarer, and each other key would be scanned for.
+        let Some((pivot, h)) = hashes.iter().copied().enumerate().min_by_key(|&(_, h)| {
+            let rank = self.file.count(h, kind) + added.count(h);
+            (!self.file.is_pivot(h, kind), rank)
+        }) else {
             return vec![];
         };
         let orig = self.file.positions(h, kind).map(|i| i as u32);

@@ -353,6 +353,15 @@ impl<'a> FileText<'a> {
         self.lookup(h, kind).iter().map(|&(_, p)| p as usize)
     }
 
+    /// Whether `h` is a pivot of kind `kind`: a key whose lines are
+    /// indexed without a scan of its own (see [`FileText::expect`]).
+    pub fn is_pivot(&self, h: u64, kind: Key) -> bool {
+        self.expected[kind as usize]
+            .get()
+            .and_then(|e| e.counts.get(&h))
+            .is_some_and(|&c| c & PIVOT != 0)
+    }
+
     /// Whether `h` is a key of kind `kind` the patch was expected to look
     /// up; `None` when no keys of that kind were expected.
     pub fn is_expected(&self, h: u64, kind: Key) -> Option<bool> {
