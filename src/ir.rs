@@ -439,7 +439,7 @@ pub struct Locator<'a> {
     pub at_eof: bool,
     /// The match levels tried, in order; each only when the ones before it
     /// found nothing.
-    pub levels: &'static [Level],
+    pub levels: Levels,
     pub uniqueness: Uniqueness,
 }
 
@@ -470,7 +470,7 @@ pub enum RangeEnd<'a> {
 
 impl<'a> Locator<'a> {
     /// A block alone: no hint, anchor, range end or end-of-file rule.
-    pub fn plain(uniqueness: Uniqueness, levels: &'static [Level]) -> Self {
+    pub fn plain(uniqueness: Uniqueness, levels: Levels) -> Self {
         Locator {
             hint: None,
             reach: None,
@@ -503,14 +503,22 @@ impl<'a> Locator<'a> {
     }
 }
 
-/// A line-number hint, 0-based.
+/// The 0-based hint for a patch's 1-based line number `n` (0 and 1 both
+/// the first line), at most `u32::MAX`: past every file's end.
+pub fn line_hint(n: usize) -> u32 {
+    u32::try_from(n.saturating_sub(1)).unwrap_or(u32::MAX)
+}
+
+/// A line-number hint, 0-based. A `u32`, as a file's line numbers are (the
+/// planner refuses files of 4 GiB or more): a number past every file's end
+/// is `u32::MAX`, past it still.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hint {
     /// udiff: an exact match starting at this line wins outright; the line
     /// is shifted by the drift of the file's earlier edits.
-    Near(usize),
+    Near(u32),
     /// codex `@@ :N`: search starts at this line.
-    From(usize),
+    From(u32),
     /// The old block is the whole file, and matches only as such (git's
     /// binary literals, which state a file's old and new bytes).
     Whole,
@@ -572,6 +580,52 @@ impl Level {
     }
 }
 
+/// The match levels a locator tries, as a set that lists them in
+/// [`Level`]'s order (every format's list is in that order): one byte,
+/// where a list was a 16-byte slice in each of a large patch's edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Levels(u8);
+
+impl Levels {
+    /// Every level, in the order a set lists them.
+    const ALL: [Level; 6] = [
+        Level::Exact,
+        Level::TrailingWhitespace,
+        Level::Trimmed,
+        Level::Normalized,
+        Level::BlankLinesIgnored,
+        Level::SoftStart,
+    ];
+
+    /// The ladder every line-based format climbs ([`Level::LADDER`]).
+    pub const LADDER: Levels = Levels::of(Level::LADDER);
+
+    /// The set of `levels`, which must be in [`Level`]'s order.
+    pub const fn of(levels: &[Level]) -> Levels {
+        let mut bits = 0u8;
+        let mut i = 0;
+        while i < levels.len() {
+            let bit = 1u8 << levels[i] as u8;
+            assert!(bit > bits, "levels are listed in Level's order");
+            bits |= bit;
+            i += 1;
+        }
+        Levels(bits)
+    }
+
+    /// The levels, in order.
+    pub fn iter(self) -> impl Iterator<Item = Level> + Clone {
+        Levels::ALL
+            .into_iter()
+            .filter(move |&l| self.0 >> l as u8 & 1 == 1)
+    }
+
+    /// The level a search starts with.
+    pub fn first(self) -> Option<Level> {
+        self.iter().next()
+    }
+}
+
 /// Which of several matches is acceptable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Uniqueness {
@@ -628,10 +682,21 @@ mod tests {
     fn an_edit_boxes_what_most_edits_lack() {
         assert_eq!(std::mem::size_of::<Option<Box<Reach>>>(), 8);
         assert!(
-            std::mem::size_of::<Edit>() <= 120,
+            std::mem::size_of::<Edit>() <= 80,
             "{}",
             std::mem::size_of::<Edit>()
         );
+    }
+
+    #[test]
+    fn a_set_of_levels_lists_them_in_order() {
+        assert!(Levels::LADDER.iter().eq(Level::LADDER.iter().copied()));
+        let ap = [Level::BlankLinesIgnored, Level::SoftStart];
+        assert!(Levels::of(&ap).iter().eq(ap));
+        assert_eq!(Levels::of(&[Level::Trimmed]).first(), Some(Level::Trimmed));
+        assert_eq!(Levels::of(&[]).first(), None);
+        let unordered = std::panic::catch_unwind(|| Levels::of(&[Level::Trimmed, Level::Exact]));
+        assert!(unordered.is_err());
     }
 
     #[test]

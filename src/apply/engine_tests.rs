@@ -3,8 +3,8 @@
 use crate::apply::{plan, Change, MemTree};
 use crate::error::Code;
 use crate::ir::{
-    Action, Edit, FileOp, Level, Line, Locator, NewLine, Patch, PathRef, Place, RangeEnd, Span,
-    Uniqueness,
+    Action, Edit, FileOp, Level, Levels, Line, Locator, NewLine, Patch, PathRef, Place, RangeEnd,
+    Span, Uniqueness,
 };
 
 fn lines(texts: &[&'static str]) -> &'static [Line<'static>] {
@@ -29,7 +29,7 @@ fn edit(old: &[&'static str], add: &[&'static str], locator: Locator<'static>) -
 }
 
 fn locator(uniqueness: Uniqueness) -> Locator<'static> {
-    Locator::plain(uniqueness, &[Level::Exact])
+    Locator::plain(uniqueness, Levels::of(&[Level::Exact]))
 }
 
 /// Applies `edits` to `f.txt` holding `text`: the new text, or the codes.
@@ -136,7 +136,7 @@ fn cursor_rule_takes_the_first_match_after_the_previous_edit() {
 #[test]
 fn normalised_pass_folds_typographic_punctuation_and_keeps_file_text() {
     let mut loc = locator(Uniqueness::UniqueInFile);
-    loc.levels = &[Level::Exact, Level::Trimmed, Level::Normalized];
+    loc.levels = Levels::of(&[Level::Exact, Level::Trimmed, Level::Normalized]);
     let mut e = edit(&["say(\"hi\") - ok", "next"], &["added"], loc);
     e.new = vec![NewLine::Keep(0), NewLine::Add(Line::of("added"))].leak();
     let text = "  say(\u{201C}hi\u{201D}) \u{2014} ok\nnext\n";

@@ -588,7 +588,10 @@ mod tests {
             new_no_eol: false,
             own_eol: false,
             place: Place::Replace,
-            locator: Locator::plain(Uniqueness::UniqueInFile, &[Level::Exact]),
+            locator: Locator::plain(
+                Uniqueness::UniqueInFile,
+                crate::ir::Levels::of(&[Level::Exact]),
+            ),
             span: Span::default(),
         }
     }

@@ -127,8 +127,8 @@ impl Locating<'_, '_> {
 
     fn hint_line(&self, edit: &Edit, drift: isize) -> Option<usize> {
         match edit.locator.hint {
-            Some(Hint::Near(h)) => Some(h.saturating_add_signed(drift)),
-            Some(Hint::From(h)) => Some(h),
+            Some(Hint::Near(h)) => Some((h as usize).saturating_add_signed(drift)),
+            Some(Hint::From(h)) => Some(h as usize),
             Some(Hint::Whole) => Some(0),
             None => None,
         }
@@ -275,7 +275,7 @@ impl Locating<'_, '_> {
 
     /// Whether `lines` match, at one of the edit's levels, before `from`.
     fn occurs_before(&self, edit: &Edit, lines: &[Line], from: usize) -> bool {
-        edit.locator.levels.iter().any(|&level| {
+        edit.locator.levels.iter().any(|level| {
             let want = Want::new(lines, level);
             !want.is_empty() && !find::find(self.file, &want, 0, from, 1).is_empty()
         })

@@ -49,6 +49,7 @@ impl<'b> Want<'b> {
 /// its hint needs no index, and a hint that misses still finds every line
 /// in the whole-file index.
 pub fn expect(file: &FileText, edits: &[Edit]) {
+    // Each block with the level its search starts at.
     let blocks = || {
         edits.iter().flat_map(|edit| {
             let loc = &edit.locator;
@@ -57,19 +58,18 @@ pub fn expect(file: &FileText, edits: &[Edit]) {
                 .first()
                 .filter(|_| !matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)));
             let range_end = match loc.range_end() {
-                Some(RangeEnd::Lines(lines)) => &lines[..],
-                _ => &[],
+                Some(RangeEnd::Lines(lines)) => *lines,
+                _ => &[][..],
             };
             let blocks = [edit.old, loc.anchor().unwrap_or(&[]), range_end];
             level
                 .into_iter()
-                .flat_map(move |&level| blocks.map(|b| Want::new(b, level)))
-                .filter(|want| !want.is_empty())
+                .flat_map(move |level| blocks.map(|b| (b, level)))
         })
     };
     let mut kinds: Vec<(Key, Counts)> = vec![];
-    for want in blocks() {
-        let kind = Key::at(want.level);
+    for (block, level) in blocks() {
+        let kind = Key::at(level);
         let k = match kinds.iter().position(|(k, _)| *k == kind) {
             Some(k) => k,
             None => {
@@ -77,20 +77,35 @@ pub fn expect(file: &FileText, edits: &[Edit]) {
                 kinds.len() - 1
             }
         };
-        kinds[k]
-            .1
-            .extend(want.keys.iter().map(|key| (hash_key(key), 0)));
+        kinds[k].1.extend(key_hashes(block, level).map(|h| (h, 0)));
     }
     for (kind, counts) in kinds {
         file.expect(kind, counts, |counts| {
-            for want in blocks().filter(|w| Key::at(w.level) == kind) {
-                let (_, h, k) = pivot(&want, |h, _| counted(counts, h));
-                if k == kind {
+            for (block, level) in blocks().filter(|&(_, l)| Key::at(l) == kind) {
+                // What `pivot` takes from the block's `Want`, without
+                // making one: its rarest key, past a soft first line (a
+                // soft block of one line pivots on another kind).
+                let first = usize::from(level == Level::SoftStart);
+                let rarest = key_hashes(block, level)
+                    .skip(first)
+                    .min_by_key(|&h| counted(counts, h));
+                if let Some(h) = rarest {
                     mark_pivot(counts, h);
                 }
             }
         });
     }
+}
+
+/// The hashes of a block's keys at `level`, as [`Want::new`] makes the keys.
+fn key_hashes<'b>(block: &'b [Line], level: Level) -> impl Iterator<Item = u64> + 'b {
+    let key = Key::at(level);
+    let skip = level.skips_blank_lines();
+    block
+        .iter()
+        .map(move |l| key.of(l.text))
+        .filter(move |k| !(skip && k.is_empty()))
+        .map(|k| hash_key(&k))
 }
 
 /// The line of `want` a search walks: its rarest by `count`, the first
@@ -323,6 +338,61 @@ mod tests {
             find_at(&f, &["b", "c"], Level::SoftStart, 0),
             Vec::<usize>::new()
         );
+    }
+
+    /// The pivots `expect` indexes are the lines `find` walks: a search of
+    /// every expected block at its first level scans for no key on its
+    /// own and indexes nothing more.
+    #[test]
+    fn searches_walk_only_the_pivots_expect_indexed() {
+        use crate::ir::{Levels, Locator, Place, Span, Uniqueness};
+        let text: String = (0..400)
+            .map(|i| match i % 7 {
+                0 => String::new(),
+                1 => "    }".to_string(),
+                k => format!("  line {} of {}", i % 13, k),
+            })
+            .map(|l| l + "\n")
+            .collect();
+        let lines: Vec<&str> = text.lines().collect();
+        for levels in [
+            Level::LADDER,
+            &[Level::BlankLinesIgnored, Level::SoftStart][..],
+        ] {
+            let f = FileText::new(&text);
+            let edits: Vec<Edit> = (0..60)
+                .map(|i| {
+                    let at = (i * 37) % 390;
+                    let old = Line::unplaced(&lines[at..at + 1 + i % 4]);
+                    let anchor = Line::unplaced(&lines[(at + 200) % 390..(at + 200) % 390 + 1]);
+                    let mut loc = Locator::plain(Uniqueness::UniqueInFile, Levels::of(levels));
+                    if i % 5 == 0 {
+                        loc.reach_mut().anchor = Some(anchor);
+                    }
+                    Edit {
+                        old,
+                        new: &[],
+                        old_no_eol: false,
+                        new_no_eol: false,
+                        own_eol: false,
+                        place: Place::Replace,
+                        locator: loc,
+                        span: Span::default(),
+                    }
+                })
+                .collect();
+            expect(&f, &edits);
+            let kind = Key::at(levels[0]);
+            for e in &edits {
+                for block in [e.old, e.locator.anchor().unwrap_or(&[])] {
+                    let want = Want::new(block, levels[0]);
+                    if !want.is_empty() {
+                        assert!(!find(&f, &want, 0, f.len(), usize::MAX).is_empty());
+                    }
+                }
+            }
+            assert_eq!(f.beyond_pivots(kind), (0, false), "{levels:?}");
+        }
     }
 
     #[test]

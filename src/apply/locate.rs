@@ -21,7 +21,7 @@ use super::find::{self, Want};
 use super::indent::{self, Indent};
 use super::text::{FileText, Region};
 use crate::error::{Code, Diagnostic, TargetLabel};
-use crate::ir::{Edit, Hint, Level, Line, NewLine, Policy, RangeEnd, Span, Uniqueness};
+use crate::ir::{Edit, Hint, Level, Levels, Line, NewLine, Policy, RangeEnd, Span, Uniqueness};
 use crate::paths::RelPath;
 
 /// An edit given its place: the new block replaces the lines `at` (empty
@@ -123,7 +123,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             match self.locate(edits, i, drift) {
                 Ok(Some(placed)) => {
                     if let Some(Hint::Near(h)) = edit.locator.hint {
-                        self.hint_drift(edit, h, drift, placed.at.start);
+                        self.hint_drift(edit, h as usize, drift, placed.at.start);
                         drift = placed.at.start as isize - h as isize;
                     }
                     self.placed.push(placed);
@@ -205,7 +205,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             Uniqueness::UniqueInFile => 0,
         };
         if let Some(Hint::From(h)) = loc.hint {
-            from = from.max(h);
+            from = from.max(h as usize);
         }
         let mut first_only = loc.uniqueness == Uniqueness::FirstAfterCursor;
         let anchor = loc.anchor().filter(|a| !a.is_empty());
@@ -297,7 +297,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             from
         } else {
             match loc.hint {
-                Some(Hint::Near(h)) => h.saturating_add_signed(drift),
+                Some(Hint::Near(h)) => (h as usize).saturating_add_signed(drift),
                 _ => from,
             }
         };
@@ -330,7 +330,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             };
         }
         if let Some(Hint::Near(h)) = loc.hint {
-            let h = h.saturating_add_signed(drift);
+            let h = (h as usize).saturating_add_signed(drift);
             let fits = h >= from && (!loc.at_eof || h.checked_add(len) == Some(n));
             if fits && self.exact_at(h, edit.old) {
                 return Ok((Region::new(h, h + len), Level::Exact));
@@ -357,7 +357,7 @@ impl<'a, 'f> Locating<'a, 'f> {
     pub(super) fn search(
         &self,
         block: &[Line],
-        levels: &[Level],
+        levels: Levels,
         from: usize,
         first_only: bool,
         at_eof: bool,
@@ -374,7 +374,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         } else {
             CANDIDATES
         };
-        for &level in levels {
+        for level in levels.iter() {
             let want = Want::new(block, level);
             let found: Vec<Region> = find::find(self.file, &want, from, n, limit)
                 .into_iter()
@@ -467,7 +467,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         let sought = |h: Region| if shared { h.start } else { h.end };
         let mut holds = vec![false; hits.len()];
         if !edit.old.is_empty() {
-            for &l in edit.locator.levels {
+            for l in edit.locator.levels.iter() {
                 let want = Want::new(edit.old, l);
                 for r in find::find(self.file, &want, sought(hits[0]), n, usize::MAX) {
                     let Some(k) = hits.partition_point(|h| h.start <= r.start).checked_sub(1)

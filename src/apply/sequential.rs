@@ -117,7 +117,7 @@ impl<'s> OpCx<'_, 's> {
             && !edit.old.is_empty()
             && loc.levels.iter().all(|l| !l.skips_blank_lines());
         if plain {
-            for &level in loc.levels {
+            for level in loc.levels.iter() {
                 match ev.find_all(edit.old, level, CANDIDATES).as_slice() {
                     [] => continue,
                     [start] => {

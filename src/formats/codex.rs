@@ -20,8 +20,8 @@ use super::lowering::{prefixed_text, rule_words, Lowering};
 use super::{marker_path, rule_names, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Hint, Level, Line, Locator, NewLine, NewText, Patch, PathRef,
-    Span, Uniqueness,
+    line_hint, Action, Advice, Edit, FileOp, Hint, Levels, Line, Locator, NewLine, NewText, Patch,
+    PathRef, Span, Uniqueness,
 };
 
 #[derive(Parser)]
@@ -308,7 +308,7 @@ impl<'a> Lowering<'a, Codex<'a>> {
         let mut edit = Edit::replace(
             &[],
             &[],
-            Locator::plain(Uniqueness::UniqueAfterCursor, Level::LADDER),
+            Locator::plain(Uniqueness::UniqueAfterCursor, Levels::LADDER),
             span,
         );
         let (mut old, mut new) = (
@@ -325,7 +325,7 @@ impl<'a> Lowering<'a, Codex<'a>> {
                             Rule::line_number => {
                                 // At most 9 digits, by the grammar.
                                 let n: usize = part.as_str().parse().unwrap_or(usize::MAX);
-                                edit.locator.hint = Some(Hint::From(n.saturating_sub(1)));
+                                edit.locator.hint = Some(Hint::From(line_hint(n)));
                             }
                             Rule::context_text if !part.as_str().trim().is_empty() => {
                                 let text =
@@ -336,12 +336,12 @@ impl<'a> Lowering<'a, Codex<'a>> {
                                     // digits than a line number has: a line
                                     // past any file's end.
                                     let n = n.parse::<usize>().unwrap_or(usize::MAX);
-                                    edit.locator.hint = Some(Hint::From(n.saturating_sub(1)));
+                                    edit.locator.hint = Some(Hint::From(line_hint(n)));
                                     continue;
                                 }
                                 if let Some(start) = udiff_range(text) {
                                     // A unified diff's `@@ -30,10 +30,9 @@`: a line hint.
-                                    edit.locator.hint = Some(Hint::Near(start.saturating_sub(1)));
+                                    edit.locator.hint = Some(Hint::Near(line_hint(start)));
                                     self.diags.push(
                                         Diagnostic::new(
                                             Code::ToleratedFormatSlip,

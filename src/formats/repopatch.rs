@@ -22,7 +22,7 @@ use super::lowering::{rule_words, Lowering};
 use super::{marker_path, rule_names, syntax_error};
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Level, Line, Locator, NewLine, NewText, Patch, PathRef, Policy,
+    Action, Advice, Edit, FileOp, Levels, Line, Locator, NewLine, NewText, Patch, PathRef, Policy,
     Span, Uniqueness,
 };
 
@@ -439,7 +439,7 @@ impl<'a> Lowering<'a, Repopatch> {
         Ok(Edit::replace(
             self.keep(&old),
             self.keep(&new),
-            Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
+            Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
             old_span.map_or(kw, |s| kw.to(s)),
         ))
     }

@@ -3,7 +3,7 @@
 //! match levels, a repeated locator the cursor's "next match" rule.
 
 use crate::ir::{
-    Action, Edit, Level, Line, Locator, NewLine, Place, RangeEnd, Reach, Span, Uniqueness,
+    Action, Edit, Level, Levels, Line, Locator, NewLine, Place, RangeEnd, Reach, Span, Uniqueness,
 };
 
 /// What an ap modification does at the place it finds.
@@ -116,7 +116,7 @@ pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
                         } else {
                             Uniqueness::UniqueAfterCursor
                         },
-                        &[Level::BlankLinesIgnored, Level::SoftStart],
+                        Levels::of(&[Level::BlankLinesIgnored, Level::SoftStart]),
                     )
                 },
                 span: m.span,

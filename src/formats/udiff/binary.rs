@@ -119,7 +119,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
                 place: Place::Replace,
                 locator: Locator {
                     hint: Some(Hint::Whole),
-                    ..Locator::plain(Uniqueness::UniqueInFile, &[Level::Exact])
+                    ..Locator::plain(Uniqueness::UniqueInFile, Levels::of(&[Level::Exact]))
                 },
                 span: at,
             };

@@ -40,7 +40,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         let mut edit = Edit::replace(
             &[],
             &[],
-            Locator::plain(Uniqueness::UniqueInFile, Level::LADDER),
+            Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
             span,
         );
         let mut lines = std::mem::take(&mut self.own.lines);
@@ -54,11 +54,11 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         edit.locator.at_eof = edit.old_no_eol;
         // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
         let hint = if old_count == Some(0) {
-            old_start
+            old_start.saturating_add(1)
         } else {
-            old_start.saturating_sub(1)
+            old_start
         };
-        edit.locator.hint = Some(Hint::Near(hint));
+        edit.locator.hint = Some(Hint::Near(line_hint(hint)));
         Ok(edit)
     }
 

@@ -25,8 +25,8 @@ use super::lowering::{rule_words, Lowering};
 use super::{rule_names, syntax_error};
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
-    Action, Advice, Edit, FileOp, GitMode, Hint, Level, Line, Locator, NewLine, NewText, Patch,
-    PathRef, Place, Span, Uniqueness,
+    line_hint, Action, Advice, Edit, FileOp, GitMode, Hint, Level, Levels, Line, Locator, NewLine,
+    NewText, Patch, PathRef, Place, Span, Uniqueness,
 };
 
 #[derive(Parser)]
