@@ -62,11 +62,21 @@ impl<'t> Lines<'t> {
     }
 }
 
-/// A modification (or the parts before any action) while its directives are read.
+/// The value keys, in the order of their slots in [`Pending`].
+const VALUE_KEYS: [&str; 4] = ["anchor", "snippet", "snippet_tail", "content"];
+
+/// A modification (or the parts before any action) while its directives
+/// are read. A value key has one slot, no list: a large file block holds
+/// thousands of pending modifications at once, and a list of values each
+/// was most of what the lowering left in the heap.
 pub(super) struct Pending<'t> {
     pub(super) kw: &'t str,
     pub(super) span: Span,
-    pub(super) values: Vec<(&'t str, Span, Lines<'t>)>,
+    /// Each key's first value: its directive's span and its lines (a
+    /// second value of a key is reported where it is read).
+    values: [Option<(Span, Lines<'t>)>; 4],
+    /// How many values were read, repeats included.
+    pub(super) count: usize,
     pub(super) options: Vec<(&'t str, Span, Option<usize>)>,
     /// An unknown directive stood among these parts (already reported).
     pub(super) bad: bool,
@@ -77,24 +87,39 @@ impl<'t> Pending<'t> {
         Pending {
             kw,
             span,
-            values: vec![],
+            values: Default::default(),
+            count: 0,
             options: vec![],
             bad: false,
         }
     }
 
-    pub(super) fn value(&self, key: &str) -> Option<&(&'t str, Span, Lines<'t>)> {
-        self.values.iter().find(|v| v.0 == key)
+    fn slot(key: &str) -> Option<usize> {
+        VALUE_KEYS.iter().position(|&k| k == key)
     }
-    /// The lines of value `key`, moved out (its key and span stay, for
+
+    /// Where value `key`'s directive is, if the modification has one.
+    pub(super) fn value(&self, key: &str) -> Option<Span> {
+        Some(self.values[Self::slot(key)?].as_ref()?.0)
+    }
+
+    /// Records a value (the first of its key is kept).
+    fn push(&mut self, key: &str, span: Span, lines: Lines<'t>) {
+        self.count += 1;
+        if let Some(slot) = Self::slot(key) {
+            self.values[slot].get_or_insert((span, lines));
+        }
+    }
+
+    /// The lines of value `key`, moved out (its span stays, for
     /// diagnostics).
     pub(super) fn take(&mut self, key: &str) -> Option<Lines<'t>> {
-        let v = self.values.iter_mut().find(|v| v.0 == key)?;
-        Some(std::mem::replace(&mut v.2, Lines::Find(&[])))
+        let (_, lines) = self.values[Self::slot(key)?].as_mut()?;
+        Some(std::mem::replace(lines, Lines::Find(&[])))
     }
 
     pub(super) fn is_bare(&self) -> bool {
-        self.values.is_empty() && self.options.is_empty()
+        self.count == 0 && self.options.is_empty()
     }
 }
 
@@ -526,8 +551,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 let value = inner.next();
                 let vspan = value.as_ref().map(|v| self.span(v));
                 let lines = self.value_of(kw, value);
-                if let Some((_, first, _)) = pending.value(kw) {
-                    let first = *first;
+                if let Some(first) = pending.value(kw) {
                     self.diags.push(
                         Diagnostic::new(Code::SyntaxError, format!("a second `{kw}` in one modification"))
                             .at(span, "repeated here")
@@ -540,7 +564,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                     vspan.filter(|s| s.end > s.start).unwrap_or(span),
                     empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE"),
                 ));
-                pending.values.push((kw, span, lines));
+                pending.push(kw, span, lines);
             }
             Rule::option => {
                 let mut inner = part.into_inner();

@@ -40,24 +40,56 @@ pub(super) struct Modification<'a> {
 }
 
 /// A locator's normalised lines: blank ones dropped, the rest trimmed.
-pub(super) fn normalise<'a>(lines: &'a [Line]) -> Vec<&'a str> {
+fn normalise<'a>(lines: &'a [Line]) -> impl Iterator<Item = &'a str> + Clone {
     lines
         .iter()
         .map(|l| l.text.trim())
         .filter(|t| !t.is_empty())
-        .collect()
 }
 
 /// What a modification's locator says, normalised (its anchor's lines,
 /// then its snippet's): two modifications with the same key name the same
 /// place, the documented way to address N identical blocks in order (each
-/// takes the next one). Slices of the patch: no text is copied.
-pub(super) fn locator_key<'m>(m: &'m Modification) -> Option<(Vec<&'m str>, Vec<&'m str>)> {
-    let Target::Lines(lines) = &m.snippet else {
-        return None;
-    };
-    let anchor = m.anchor.map(normalise).unwrap_or_default();
-    Some((anchor, normalise(lines)))
+/// takes the next one). Hashed and compared as it is read, line by line:
+/// no list is made per modification.
+#[derive(Clone, Copy)]
+struct LocatorKey<'m> {
+    anchor: &'m [Line<'m>],
+    snippet: &'m [Line<'m>],
+}
+
+impl<'m> LocatorKey<'m> {
+    fn of(m: &'m Modification) -> Option<LocatorKey<'m>> {
+        let Target::Lines(snippet) = m.snippet else {
+            return None;
+        };
+        Some(LocatorKey {
+            anchor: m.anchor.unwrap_or(&[]),
+            snippet,
+        })
+    }
+}
+
+impl PartialEq for LocatorKey<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        normalise(self.anchor).eq(normalise(other.anchor))
+            && normalise(self.snippet).eq(normalise(other.snippet))
+    }
+}
+
+impl Eq for LocatorKey<'_> {}
+
+impl std::hash::Hash for LocatorKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        for part in [self.anchor, self.snippet] {
+            let mut n = 0usize;
+            for line in normalise(part) {
+                line.hash(state);
+                n += 1;
+            }
+            n.hash(state);
+        }
+    }
 }
 
 /// The modifications of one file block as edits of the shared model. A
@@ -65,20 +97,18 @@ pub(super) fn locator_key<'m>(m: &'m Modification) -> Option<(Vec<&'m str>, Vec<
 /// previous modification instead of a unique one. Their lines are in the
 /// store already (see [`Edit`]), where the lowering read them into.
 pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
-    let keys: Vec<_> = mods.iter().map(locator_key).collect();
     // Counted once per file: comparing every pair is quadratic in modifications.
     // foldhash, as for the line index: SipHash over every snippet cost more.
     let mut uses: std::collections::HashMap<_, usize, foldhash::fast::FixedState> =
         std::collections::HashMap::default();
-    for k in keys.iter().flatten() {
+    for k in mods.iter().filter_map(LocatorKey::of) {
         *uses.entry(k).or_default() += 1;
     }
-    let repeated: Vec<bool> = keys
+    let repeated: Vec<bool> = mods
         .iter()
-        .map(|k| k.as_ref().is_some_and(|k| uses[k] > 1))
+        .map(|m| LocatorKey::of(m).is_some_and(|k| uses[&k] > 1))
         .collect();
     drop(uses);
-    drop(keys);
     mods.into_iter()
         .zip(repeated)
         .map(|(m, repeated)| {

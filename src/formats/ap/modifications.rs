@@ -77,7 +77,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         match p.kw {
             "" => {
                 if let (Some(content), 1, true, true) =
-                    (content, p.values.len(), p.options.is_empty(), first)
+                    (content, p.count, p.options.is_empty(), first)
                 {
                     self.warn(
                         Code::ImplicitCreate,
@@ -241,7 +241,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         };
         let Some(target) = target(snippet) else {
             self.error(
-                p.value("snippet").map_or(p.span, |v| v.1),
+                p.value("snippet").unwrap_or(p.span),
                 "an empty `snippet`",
                 "no lines to find",
                 "put the lines to find under `<ID> snippet`",
@@ -258,7 +258,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         kind: ModKind,
         p: &mut Pending<'t>,
     ) -> Result<Option<Target<'t>>, Reported> {
-        let span = p.value("snippet_tail").map(|v| v.1);
+        let span = p.value("snippet_tail");
         let store = self.store;
         Ok(
             match (span, p.take("snippet_tail").map(|l| l.into_find(store))) {
@@ -296,7 +296,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         Ok(match (*kind, content) {
             (ModKind::Delete, Some(_)) => {
                 self.error(
-                    p.value("content").map_or(p.span, |v| v.1),
+                    p.value("content").unwrap_or(p.span),
                     "`DELETE` takes no `content`",
                     "content",
                     "use REPLACE to change lines, DELETE only to remove them",
@@ -314,7 +314,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 return Err(Reported);
             }
             (ModKind::Replace, Some(c)) if c.is_empty() => {
-                let at = p.value("content").map_or(p.span, |v| v.1);
+                let at = p.value("content").unwrap_or(p.span);
                 if self.own.v31 {
                     self.error(
                         at,
