@@ -48,7 +48,7 @@ pub fn assemble<'p>(
     let had_final_newline = n == 0 || !file.eol(n - 1).is_empty();
     // Room for an original stretch, a line end and the added lines (each
     // with its ending) of every edit: few more than a plain patch needs.
-    let added: usize = placed.iter().map(|p| edits[p.edit].new.len()).sum();
+    let added: usize = placed.iter().map(|p| edits[p.edit()].new.len()).sum();
     let room = 2 * placed.len() + added + 4;
     let mut out = Out {
         b: Builder::joining(text, source, room),
@@ -61,10 +61,11 @@ pub fn assemble<'p>(
     let mut cursor = 0;
     let mut final_newline = None;
     for p in placed {
-        out.original(cursor, p.at.start, false);
-        let edit = &edits[p.edit];
+        let at = p.at();
+        out.original(cursor, at.start, false);
+        let edit = &edits[p.edit()];
         let adds = !edit.new.is_empty() || p.blank_first;
-        if p.at.start == n && n > 0 && !had_final_newline && adds && !out.whole {
+        if at.start == n && n > 0 && !had_final_newline && adds && !out.whole {
             out.b.push_text(eol);
         }
         if p.blank_first {
@@ -72,7 +73,7 @@ pub fn assemble<'p>(
         }
         for new in edit.new {
             match new {
-                NewLine::Keep(j) => out.original(p.at.start + j, p.at.start + j + 1, true),
+                NewLine::Keep(j) => out.original(at.start + j, at.start + j + 1, true),
                 NewLine::Add(line) => {
                     let end = if edit.own_eol && shape.eol.is_none() {
                         "\n"
@@ -102,14 +103,14 @@ pub fn assemble<'p>(
                 }
             }
         }
-        if p.at.end == n {
+        if at.end == n {
             final_newline = Some(if edit.old_no_eol != edit.new_no_eol {
                 !edit.new_no_eol
             } else {
                 had_final_newline
             });
         }
-        cursor = p.at.end;
+        cursor = at.end;
     }
     out.original(cursor, n, false);
     if shape.finish.final_newline {

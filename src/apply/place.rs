@@ -92,12 +92,7 @@ impl Locating<'_, '_> {
         let edit = &edits[i];
         let content = new_lines(edit);
         let skip = self.policy.skip_applied;
-        let placed = |at: Region| Placed {
-            at,
-            edit: i,
-            blank_first: false,
-            indent: None,
-        };
+        let placed = |at: Region| Placed::new(at, i, false);
         match edit.place {
             Place::Replace => {
                 if skip && !content.is_empty() && self.reads_as(region, &content) {
@@ -131,12 +126,7 @@ impl Locating<'_, '_> {
                     at = Region::new(end, end);
                 }
                 self.cursor = self.cursor.max(at.end);
-                Ok(Some(Placed {
-                    at,
-                    edit: i,
-                    blank_first: moved.is_some(),
-                    indent: None,
-                }))
+                Ok(Some(Placed::new(at, i, moved.is_some())))
             }
             Place::Before => {
                 if content.is_empty() {
@@ -216,8 +206,8 @@ impl Locating<'_, '_> {
             .find_map(|r| {
                 self.placed
                     .iter()
-                    .find(|p| !p.at.is_empty() && r.start < p.at.end && p.at.start < r.end)
-                    .map(|p| p.edit)
+                    .find(|p| !p.at().is_empty() && r.start < p.at().end && p.at().start < r.end)
+                    .map(|p| p.edit())
             })
     }
 
@@ -255,12 +245,12 @@ impl Locating<'_, '_> {
                 break;
             }
             seen.extend(
-                (p.at.end..pos.max(p.at.end))
+                (p.at().end..pos.max(p.at().end))
                     .rev()
                     .map(|l| self.file.line(l).trim())
                     .filter(|t| !t.is_empty()),
             );
-            let edit = &edits[p.edit];
+            let edit = &edits[p.edit()];
             for new in edit.new.iter().rev() {
                 let text = match new {
                     NewLine::Keep(j) => edit.old[*j].text.trim(),
@@ -270,7 +260,7 @@ impl Locating<'_, '_> {
                     seen.push(text);
                 }
             }
-            pos = p.at.start;
+            pos = p.at().start;
         }
         if seen.len() < need {
             seen.extend(

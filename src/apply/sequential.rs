@@ -144,8 +144,8 @@ impl<'s> OpCx<'_, 's> {
             Err(Miss::Ambiguous { found, .. }) => return Err(found.len()),
             Err(_) => return Err(0),
         };
-        let start = placed.at.start.min(order.len());
-        let end = placed.at.end.min(order.len());
+        let start = placed.at().start.min(order.len());
+        let end = placed.at().end.min(order.len());
         let after = if start == 0 { NIL } else { order[start - 1] };
         Ok(Spot {
             after,
