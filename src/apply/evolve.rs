@@ -40,6 +40,9 @@ struct Node {
 const TEXT: u32 = 1 << 31;
 const DEAD: u32 = u32::MAX - 1;
 
+/// The text of a kept line the matched lines lack (an empty line).
+static EMPTY: Line<'static> = Line { text: "" };
+
 /// The most lines a file may have here (the planner refuses more).
 pub const MAX_LINES: usize = TEXT as usize;
 
@@ -184,22 +187,28 @@ impl Links {
 struct AddedIndex {
     /// Hash -> (last node with it, how many nodes have it).
     last: HashMap<u64, (u32, u32), foldhash::fast::FixedState>,
-    /// For added node `n + i`, the node before it with the same hash
-    /// ([`NIL`] for one not filed).
+    /// For added node `n + i`, the node before it with the same hash: a
+    /// list over every added node, or with `filtered`, a map over the few
+    /// filed.
     before: Vec<u32>,
+    filed_before: HashMap<u32, u32, foldhash::fast::FixedState>,
     filtered: bool,
 }
 
 impl AddedIndex {
-    /// Files node `id` (the next added node) under `h`, or only keeps its
-    /// place when `file` is false.
+    /// Files node `id` (the next added node) under `h`, or when `file` is
+    /// false (filtered) leaves it out.
     fn push(&mut self, h: u64, id: u32, file: bool) {
         if !file {
-            self.before.push(NIL);
             return;
         }
         let e = self.last.entry(h).or_insert((NIL, 0));
-        self.before.push(e.0);
+        match self.filtered {
+            true => {
+                self.filed_before.insert(id, e.0);
+            }
+            false => self.before.push(e.0),
+        }
         *e = (id, e.1 + 1);
     }
 
@@ -212,7 +221,11 @@ impl AddedIndex {
     fn nodes(&self, h: u64, n: u32) -> impl Iterator<Item = u32> + '_ {
         let first = self.last.get(&h).map(|e| e.0);
         std::iter::successors(first, move |&id| {
-            Some(self.before[(id - n) as usize]).filter(|&b| b != NIL)
+            let before = match self.filtered {
+                true => self.filed_before[&id],
+                false => self.before[(id - n) as usize],
+            };
+            Some(before).filter(|&b| b != NIL)
         })
     }
 }
@@ -222,8 +235,9 @@ pub struct Evolving<'f, 'p> {
     nodes: Links,
     /// The sources of the nodes after the original lines (see [`TEXT`]).
     srcs: Vec<u32>,
-    /// The patch lines nodes refer to.
-    texts: Vec<&'p str>,
+    /// The patch lines nodes refer to, where the model keeps them (8
+    /// bytes a line where a copy of the slice took 16).
+    texts: Vec<&'p Line<'p>>,
     /// The few of them re-indented as the file is (the match ignored
     /// indentation): the mapping in `indents`, and the result.
     indented: HashMap<u32, (usize, String), foldhash::fast::FixedState>,
@@ -277,7 +291,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
             let k = src - TEXT;
             match self.indented.get(&k) {
                 Some((_, s)) => s,
-                None => self.texts[k as usize],
+                None => self.texts[k as usize].text,
             }
         }
     }
@@ -412,9 +426,9 @@ impl<'f, 'p> Evolving<'f, 'p> {
 
     /// A node for a patch line, re-indented by mapping `indent` (an index
     /// into `indents`) when it applies.
-    fn push_text(&mut self, line: &'p str, indent: Option<usize>) -> u32 {
+    fn push_text(&mut self, line: &'p Line<'p>, indent: Option<usize>) -> u32 {
         let k = self.texts.len() as u32;
-        if let Some(s) = indent.and_then(|i| Some((i, self.indents[i].mapped(line)?))) {
+        if let Some(s) = indent.and_then(|i| Some((i, self.indents[i].mapped(line.text)?))) {
             self.indented.insert(k, s);
         }
         self.texts.push(line);
@@ -468,9 +482,9 @@ impl<'f, 'p> Evolving<'f, 'p> {
                 }
                 NewLine::Keep(j) => match matched.get(j) {
                     Some(&m) => self.push_node(self.src(m)),
-                    None => self.push_text("", None),
+                    None => self.push_text(&EMPTY, None),
                 },
-                NewLine::Add(ref line) => self.push_text(line.text.as_ref(), indent),
+                NewLine::Add(ref line) => self.push_text(line, indent),
             };
             seq.push(id);
         }
@@ -532,7 +546,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
                 }
             } else {
                 let k = src - TEXT;
-                let line = self.texts[k as usize];
+                let line = self.texts[k as usize].text;
                 match self.indented.get(&k) {
                     Some(&(i, _)) => self.indents[i].push(out, line),
                     None => match Line::of(line).with_eol(self.source, dominant) {
