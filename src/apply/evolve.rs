@@ -231,7 +231,7 @@ impl AddedIndex {
 }
 
 pub struct Evolving<'f, 'p> {
-    file: &'f FileText<'f>,
+    file: FileText<'f>,
     nodes: Links,
     /// The sources of the nodes after the original lines (see [`TEXT`]).
     srcs: Vec<u32>,
@@ -263,12 +263,13 @@ impl<'f, 'p> Evolving<'f, 'p> {
     /// The original file, ready for `edits`. Room for every node they can
     /// add is taken at once: growing the list of added nodes by doubling
     /// held both copies at the peak.
-    pub fn new(file: &'f FileText<'f>, source: &'p str, edits: &[Edit]) -> Self {
+    pub fn new(file: FileText<'f>, source: &'p str, edits: &[Edit]) -> Self {
         let n = file.len() as u32;
         let new: usize = edits.iter().map(|e| e.new.len()).sum();
         let added = edits.iter().flat_map(|e| e.new);
         let texts = added.filter(|l| matches!(l, NewLine::Add(_))).count();
         let nodes = Links::new(n, new);
+        let final_newline = n == 0 || !file.eol(n as usize - 1).is_empty();
         Evolving {
             file,
             nodes,
@@ -280,7 +281,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
             head: if n == 0 { NIL } else { 0 },
             tail: if n == 0 { NIL } else { n - 1 },
             added: RefCell::new(vec![]),
-            final_newline: n == 0 || !file.eol(n as usize - 1).is_empty(),
+            final_newline,
         }
     }
 
@@ -524,7 +525,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
     /// lines (and a last line that is no longer last) with the file's
     /// dominant one, and the final-newline state kept. Calls `line` with each node as its line is written.
     fn write_out(&self, out: &mut Builder<'p, '_>, mut line: impl FnMut(u32)) {
-        let file = self.file;
+        let file = &self.file;
         let n = file.len();
         let dominant: &'static str = if n > 0 && file.eol(0) == "\r\n" {
             "\r\n"
@@ -567,8 +568,17 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
     }
 
-    /// The new text, as pieces of the original and of the patch.
-    pub fn pieces(&self) -> Pieces<'p> {
+    /// The original file, as the list reads it.
+    pub fn file(&self) -> &FileText<'f> {
+        &self.file
+    }
+
+    /// The new text, as pieces of the original and of the patch. The
+    /// searches are over: their indexes go first, so that they and the
+    /// pieces never peak together.
+    pub fn pieces(mut self) -> Pieces<'p> {
+        self.file.forget_indexes();
+        self.added = RefCell::default();
         let mut out = Builder::new(self.file.text);
         self.write_out(&mut out, |_| {});
         out.finish()
@@ -634,7 +644,7 @@ mod tests {
                 vec![NewLine::Keep(0), add("y"), NewLine::Keep(1)],
             ),
         ];
-        let mut ev = Evolving::new(&file, "", &edits);
+        let mut ev = Evolving::new(file, "", &edits);
         for (i, e) in edits.iter().enumerate() {
             let found = ev.find_all(e.old, Level::Exact, usize::MAX);
             assert_eq!(found.len(), 1, "edit {i}");
@@ -651,7 +661,7 @@ mod tests {
     #[test]
     fn endings_and_the_final_newline_are_kept() {
         let file = FileText::new("\u{feff}a\r\nb");
-        let mut ev = Evolving::new(&file, "", &[]);
+        let mut ev = Evolving::new(file, "", &[]);
         let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
         let run = ev.run(ev.find_all(e.old, Level::Exact, usize::MAX)[0], 1);
         ev.splice(NIL, &run, &e, 0, None);
@@ -698,7 +708,7 @@ mod tests {
             if told {
                 crate::apply::find::expect(&file, &edits);
             }
-            let mut ev = Evolving::new(&file, "", &edits);
+            let mut ev = Evolving::new(file, "", &edits);
             let mut removed_by = vec![None; n];
             for (i, (e, (_, _, pick, probe))) in edits.iter().zip(&steps).enumerate() {
                 let (now, order) = ev.current();

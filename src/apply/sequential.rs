@@ -48,7 +48,7 @@ impl<'s> OpCx<'_, 's> {
             );
         }
         super::find::expect(&file, edits);
-        let mut ev = Evolving::new(&file, self.source, edits);
+        let mut ev = Evolving::new(file, self.source, edits);
         let mut cursor = NIL;
         let mut failed = 0;
         for (i, edit) in edits.iter().enumerate() {
@@ -80,7 +80,7 @@ impl<'s> OpCx<'_, 's> {
                     // Explaining writes the text out; past a few
                     // failures in one file, say only what failed.
                     let d = if failed <= EXPLAINED_MISSES {
-                        self.explain_miss(&file, &ev, rel, edits, i, cursor)
+                        self.explain_miss(&ev, rel, edits, i, cursor)
                     } else {
                         brief_miss(rel, edit, self.policy.advice.block, matches)
                     };
@@ -180,7 +180,6 @@ impl<'s> OpCx<'_, 's> {
     /// the original file, the earlier edit that changed it.
     fn explain_miss(
         &self,
-        original: &FileText,
         ev: &Evolving,
         rel: &RelPath,
         edits: &[Edit],
@@ -208,6 +207,7 @@ impl<'s> OpCx<'_, 's> {
         });
         if not_found && !edit.old.is_empty() {
             let want = Want::new(edit.old, Level::Exact);
+            let original = ev.file();
             let earlier = find::find(original, &want, 0, original.len(), usize::MAX)
                 .into_iter()
                 .flat_map(|r| r.start..r.end)
