@@ -178,11 +178,11 @@ impl Links {
 /// with its hash. 4 bytes a node and one entry a hash, where a list per
 /// hash cost an allocation each.
 ///
-/// Where the file was told which keys of this kind the edits look up
-/// ([`FileText::expect`]), only nodes with such a key are filed
-/// (`filtered`): a search asks for no other, and most lines a patch adds
-/// are named by no later block. A search that asks for another key
-/// files every node again, unfiltered, first.
+/// Where the file indexed the pivots of this kind ([`FileText::expect`]),
+/// only nodes whose key is a pivot are filed (`filtered`): a search of a
+/// block with a pivot walks a pivot, and most lines a patch adds are
+/// none. A search of a block without one files every node again,
+/// unfiltered, first.
 #[derive(Default)]
 struct AddedIndex {
     /// Hash -> (last node with it, how many nodes have it).
@@ -348,7 +348,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let mut indexes = self.added.borrow_mut();
         let n = self.file.len() as u32;
         let fresh = || AddedIndex {
-            filtered: self.file.is_expected(0, kind).is_some(),
+            filtered: self.file.has_pivots(kind),
             ..AddedIndex::default()
         };
         let k = match indexes.iter().position(|(key, ..)| *key == kind) {
@@ -360,24 +360,29 @@ impl<'f, 'p> Evolving<'f, 'p> {
         };
         let keys: Vec<_> = block.iter().map(|l| kind.of(l.text)).collect();
         let hashes: Vec<u64> = keys.iter().map(|k| hash_key(k)).collect();
-        let expected = |h: u64| self.file.is_expected(h, kind) == Some(true);
+        let is_pivot = |h: u64| self.file.is_pivot(h, kind);
         let (_, added, done) = &mut indexes[k];
-        if added.filtered && !hashes.iter().all(|&h| expected(h)) {
+        // A block without a pivot is searched by a line the filtered index
+        // may have left out: it files every line again first.
+        if added.filtered && !hashes.iter().any(|&h| is_pivot(h)) {
             (*added, *done) = (AddedIndex::default(), n);
         }
         for id in *done..self.nodes.len() as u32 {
             let h = hash_key(&kind.of(self.line(id)));
-            added.push(h, id, !added.filtered || expected(h));
+            added.push(h, id, !added.filtered || is_pivot(h));
         }
         *done = self.nodes.len() as u32;
         let added = &*added;
-        // The rarest line, preferring a pivot the file indexed (the block's
-        // rarest in the original): lines earlier edits added may make
-        // another rarer, and each other key would be scanned for.
-        let Some((pivot, h)) = hashes.iter().copied().enumerate().min_by_key(|&(_, h)| {
-            let rank = self.file.count(h, kind) + added.count(h);
-            (!self.file.is_pivot(h, kind), rank)
-        }) else {
+        // The rarest line, among the pivots the file indexed when the block
+        // has one (its rarest in the original: lines earlier edits added
+        // may make another rarer, and every other key would be scanned for).
+        let rank = |&(_, h): &(usize, u64)| self.file.count(h, kind) + added.count(h);
+        let hashed = || hashes.iter().copied().enumerate();
+        let Some((pivot, h)) = hashed()
+            .filter(|&(_, h)| is_pivot(h))
+            .min_by_key(rank)
+            .or_else(|| hashed().min_by_key(rank))
+        else {
             return vec![];
         };
         let orig = self.file.positions(h, kind).map(|i| i as u32);

@@ -111,16 +111,24 @@ fn key_hashes<'b>(block: &'b [Line], level: Level) -> impl Iterator<Item = u64> 
 /// The line of `want` a search walks: its rarest by `count`, the first
 /// of equals; with its key's hash and kind. A soft first line is no pivot
 /// (its key has a prefix in the file) unless it is all there is.
-fn pivot(want: &Want, count: impl Fn(u64, Key) -> usize) -> (usize, u64, Key) {
+fn pivot(
+    want: &Want,
+    is_pivot: impl Fn(u64, Key) -> bool,
+    count: impl Fn(u64, Key) -> usize,
+) -> (usize, u64, Key) {
     let m = want.keys.len();
     let soft = want.level == Level::SoftStart;
     if soft && m == 1 {
         return (0, hash_key(&want.keys[0]), Key::Undecorated);
     }
     let kind = Key::at(want.level);
-    let (k, h) = (usize::from(soft)..m)
-        .map(|k| (k, hash_key(&want.keys[k])))
+    let keys = || (usize::from(soft)..m).map(|k| (k, hash_key(&want.keys[k])));
+    // A pivot the file indexed first: a block's own is its rarest line, and
+    // the file counts no other key without a scan.
+    let (k, h) = keys()
+        .filter(|&(_, h)| is_pivot(h, kind))
         .min_by_key(|&(_, h)| count(h, kind))
+        .or_else(|| keys().min_by_key(|&(_, h)| count(h, kind)))
         .expect("the block has a line to pivot on");
     (k, h, kind)
 }
@@ -190,7 +198,11 @@ pub fn find(file: &FileText, want: &Want, from: usize, to: usize, limit: usize) 
     if m == 0 || limit == 0 {
         return vec![];
     }
-    let (pivot, hash, kind) = pivot(want, |h, kind| file.count(h, kind));
+    let (pivot, hash, kind) = pivot(
+        want,
+        |h, kind| file.is_pivot(h, kind),
+        |h, kind| file.count(h, kind),
+    );
     let mut found = vec![];
     for p in file.positions(hash, kind) {
         let Some(start) = back(file, p, pivot, skip) else {
