@@ -47,6 +47,11 @@ done
 # then touches the shared start and its own format's stretch, not a piece
 # of every format's. Within a group, first-seen order. Callgrind names a
 # function once with its symbol ("fn=(12) _ZN...") and then by number.
+# glibc picks a string function's variant by the CPU (`__memmove_evex_…`
+# where AVX-512 is, `__memmove_avx_…` under valgrind): each variant the
+# profiles name brings its family's EVEX and AVX-512 siblings beside it,
+# or on such a CPU they stay in cold windows at the end of the code.
+nm "$bin" | awk '$2 ~ /^[tTW]$/ {print $3}' > "$work/symbols"
 python3 - "$work" > "$HERE/tools/hot-symbols.txt" <<'PY'
 import glob, os, re, sys
 formats = ["udiff", "codex", "repopatch", "ap"]
@@ -65,8 +70,16 @@ def key(name):
     refusal_only = name not in ok
     own = min(formats.index(f) for f in users)
     return (refusal_only, -len(users), own, seen[name])
+symbols = open(os.path.join(sys.argv[1], "symbols")).read().split()
+family = re.compile(r"^__([a-z]+)_(?:avx|sse|evex|erms)")
+printed = set()
 for name in sorted(seen, key=key):
-    print(name)
+    for n in [name] + [s for s in symbols if family.match(name) and
+                       s.startswith("__" + family.match(name).group(1) + "_") and
+                       ("evex" in s or "avx512" in s)]:
+        if n not in printed:
+            printed.add(n)
+            print(n)
 PY
 echo "tools/hot-symbols.txt: $(wc -l < "$HERE/tools/hot-symbols.txt") functions"
 # Cargo does not know the linker reads the list: relink with the new one.
