@@ -50,8 +50,8 @@ fn normalise<'a>(lines: &'a [Line]) -> impl Iterator<Item = &'a str> + Clone {
 /// What a modification's locator says, normalised (its anchor's lines,
 /// then its snippet's): two modifications with the same key name the same
 /// place, the documented way to address N identical blocks in order (each
-/// takes the next one). Hashed and compared as it is read, line by line:
-/// no list is made per modification.
+/// takes the next one). Read line by line where it lies: no list is made
+/// per modification.
 #[derive(Clone, Copy)]
 struct LocatorKey<'m> {
     anchor: &'m [Line<'m>],
@@ -68,28 +68,59 @@ impl<'m> LocatorKey<'m> {
             snippet,
         })
     }
-}
 
-impl PartialEq for LocatorKey<'_> {
-    fn eq(&self, other: &Self) -> bool {
+    fn same(self, other: LocatorKey) -> bool {
         normalise(self.anchor).eq(normalise(other.anchor))
             && normalise(self.snippet).eq(normalise(other.snippet))
     }
-}
 
-impl Eq for LocatorKey<'_> {}
-
-impl std::hash::Hash for LocatorKey<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+    fn hash(self) -> u64 {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut state = foldhash::fast::FixedState::with_seed(0x10c).build_hasher();
         for part in [self.anchor, self.snippet] {
             let mut n = 0usize;
             for line in normalise(part) {
-                line.hash(state);
+                line.hash(&mut state);
                 n += 1;
             }
-            n.hash(state);
+            n.hash(&mut state);
+        }
+        state.finish()
+    }
+}
+
+/// Which modifications share their locator with another: hashed once
+/// each, grouped by hash, and within a group compared with one member of
+/// each distinct key (a collision never makes two keys one). Linear but
+/// for a sort of the hashes, where a pair-wise check was quadratic.
+fn repeated_locators(mods: &[Modification]) -> Vec<bool> {
+    let keys: Vec<Option<LocatorKey>> = mods.iter().map(LocatorKey::of).collect();
+    let mut hashed: Vec<(u64, u32)> = (keys.iter().enumerate())
+        .filter_map(|(i, k)| Some((k.as_ref()?.hash(), i as u32)))
+        .collect();
+    hashed.sort_unstable();
+    let mut repeated = vec![false; mods.len()];
+    for group in hashed.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        // One member of each distinct key, and how many have it.
+        let mut distinct: Vec<(u32, usize)> = vec![];
+        for &(_, i) in group {
+            let key = keys[i as usize].expect("hashed keys exist");
+            match distinct
+                .iter_mut()
+                .find(|(j, _)| keys[*j as usize].is_some_and(|k| k.same(key)))
+            {
+                Some((_, n)) => *n += 1,
+                None => distinct.push((i, 1)),
+            }
+        }
+        for &(_, i) in group {
+            let key = keys[i as usize].expect("hashed keys exist");
+            repeated[i as usize] = distinct
+                .iter()
+                .any(|&(j, n)| n > 1 && keys[j as usize].is_some_and(|k| k.same(key)));
         }
     }
+    repeated
 }
 
 /// The modifications of one file block as edits of the shared model. A
@@ -97,18 +128,7 @@ impl std::hash::Hash for LocatorKey<'_> {
 /// previous modification instead of a unique one. Their lines are in the
 /// store already (see [`Edit`]), where the lowering read them into.
 pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
-    // Counted once per file: comparing every pair is quadratic in modifications.
-    // foldhash, as for the line index: SipHash over every snippet cost more.
-    let mut uses: std::collections::HashMap<_, usize, foldhash::fast::FixedState> =
-        std::collections::HashMap::default();
-    for k in mods.iter().filter_map(LocatorKey::of) {
-        *uses.entry(k).or_default() += 1;
-    }
-    let repeated: Vec<bool> = mods
-        .iter()
-        .map(|m| LocatorKey::of(m).is_some_and(|k| uses[&k] > 1))
-        .collect();
-    drop(uses);
+    let repeated = repeated_locators(&mods);
     mods.into_iter()
         .zip(repeated)
         .map(|(m, repeated)| {
@@ -240,4 +260,44 @@ pub(super) fn added<'l, 'a>(
         NewLine::Add(l) => l,
         NewLine::Keep(_) => Line::of(""),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn modification<'a>(anchor: Option<&'a [Line<'a>]>, snippet: Target<'a>) -> Modification<'a> {
+        Modification {
+            kind: ModKind::Replace,
+            anchor,
+            snippet,
+            tail: None,
+            content: &[],
+            leading_blank: 0,
+            trailing_blank: 0,
+            scope_end: false,
+            span: Span::default(),
+        }
+    }
+
+    /// Locators are the same after trimming and dropping blank lines;
+    /// where the anchor ends and the snippet starts still tells them apart.
+    #[test]
+    fn repeated_locators_are_the_same_lines_normalised() {
+        let l = |t: &[&'static str]| Line::unplaced(t);
+        let mods = [
+            modification(None, Target::Lines(l(&["a", "b"]))),
+            modification(None, Target::Lines(l(&["  a ", "", "b"]))),
+            modification(Some(l(&["a"])), Target::Lines(l(&["b"]))),
+            modification(None, Target::Lines(l(&["c"]))),
+            modification(None, Target::Start),
+            modification(Some(l(&["x"])), Target::Lines(l(&["c"]))),
+            modification(Some(l(&["x", ""])), Target::Lines(l(&["\tc"]))),
+            modification(None, Target::Start),
+        ];
+        assert_eq!(
+            repeated_locators(&mods),
+            [true, true, false, false, false, true, true, false]
+        );
+    }
 }
