@@ -27,7 +27,7 @@ pub const NIL: u32 = u32::MAX;
 
 /// A line node: its neighbours. Node `i < n` shows original line `i`
 /// (its links implicit until an edit changes them, see [`Links`]); a later
-/// node shows [`Evolving::srcs`]`[i - n]`.
+/// node shows its patch line (`texts[i - n]`), or the line it copies.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     /// The previous node, [`NIL`] for the first, [`DEAD`] once unlinked.
@@ -35,8 +35,8 @@ struct Node {
     next: u32,
 }
 
-/// A node's source: original line `src`, or with [`TEXT`] set, the patch
-/// line `texts[src - TEXT]`.
+/// A node's source: original line `src`, or with [`TEXT`] set, added node
+/// `n + src - TEXT`'s patch line.
 const TEXT: u32 = 1 << 31;
 const DEAD: u32 = u32::MAX - 1;
 
@@ -233,11 +233,12 @@ impl AddedIndex {
 pub struct Evolving<'f, 'p> {
     file: FileText<'f>,
     nodes: Links,
-    /// The sources of the nodes after the original lines (see [`TEXT`]).
-    srcs: Vec<u32>,
-    /// The patch lines nodes refer to, where the model keeps them (8
-    /// bytes a line where a copy of the slice took 16).
-    texts: Vec<&'p Line<'p>>,
+    /// Added node `n + k`'s patch line, where the model keeps it (8 bytes
+    /// a node, where a copy of the slice and the node's source took 20);
+    /// `None` for the rare node that copies another's line, in `copies`.
+    texts: Vec<Option<&'p Line<'p>>>,
+    /// Added node `n + k` that copies a line: its source (see [`TEXT`]).
+    copies: HashMap<u32, u32, foldhash::fast::FixedState>,
     /// The few of them re-indented as the file is (the match ignored
     /// indentation): the mapping in `indents`, and the result.
     indented: HashMap<u32, (usize, String), foldhash::fast::FixedState>,
@@ -266,15 +267,13 @@ impl<'f, 'p> Evolving<'f, 'p> {
     pub fn new(file: FileText<'f>, source: &'p str, edits: &[Edit]) -> Self {
         let n = file.len() as u32;
         let new: usize = edits.iter().map(|e| e.new.len()).sum();
-        let added = edits.iter().flat_map(|e| e.new);
-        let texts = added.filter(|l| matches!(l, NewLine::Add(_))).count();
         let nodes = Links::new(n, new);
         let final_newline = n == 0 || !file.eol(n as usize - 1).is_empty();
         Evolving {
             file,
             nodes,
-            srcs: Vec::with_capacity(new),
-            texts: Vec::with_capacity(texts),
+            texts: Vec::with_capacity(new),
+            copies: HashMap::default(),
             indented: HashMap::default(),
             source,
             indents: vec![],
@@ -292,7 +291,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
             let k = src - TEXT;
             match self.indented.get(&k) {
                 Some((_, s)) => s,
-                None => self.texts[k as usize].text,
+                None => self.texts[k as usize].map_or("", |l| l.text),
             }
         }
     }
@@ -300,9 +299,12 @@ impl<'f, 'p> Evolving<'f, 'p> {
     fn src(&self, id: u32) -> u32 {
         let n = self.file.len() as u32;
         if id < n {
-            id
-        } else {
-            self.srcs[(id - n) as usize]
+            return id;
+        }
+        let k = id - n;
+        match self.texts[k as usize] {
+            Some(_) => TEXT | k,
+            None => self.copies[&k],
         }
     }
 
@@ -420,13 +422,17 @@ impl<'f, 'p> Evolving<'f, 'p> {
         out
     }
 
-    /// A new node showing `src` (see [`Node::src`]).
-    fn push_node(&mut self, src: u32) -> u32 {
+    /// A new node showing `line`, or copying the line of source `src`.
+    fn push_node(&mut self, line: Option<&'p Line<'p>>, src: u32) -> u32 {
         let id = self.nodes.push(Node {
             prev: NIL,
             next: NIL,
         });
-        self.srcs.push(src);
+        let k = self.texts.len() as u32;
+        self.texts.push(line);
+        if line.is_none() {
+            self.copies.insert(k, src);
+        }
         id
     }
 
@@ -437,8 +443,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         if let Some(s) = indent.and_then(|i| Some((i, self.indents[i].mapped(line.text)?))) {
             self.indented.insert(k, s);
         }
-        self.texts.push(line);
-        self.push_node(TEXT | k)
+        self.push_node(Some(line), 0)
     }
 
     fn link(&mut self, a: u32, b: u32) {
@@ -487,7 +492,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
                     matched[j]
                 }
                 NewLine::Keep(j) => match matched.get(j) {
-                    Some(&m) => self.push_node(self.src(m)),
+                    Some(&m) => self.push_node(None, self.src(m)),
                     None => self.push_text(&EMPTY, None),
                 },
                 NewLine::Add(ref line) => self.push_text(line, indent),
@@ -552,7 +557,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
                 }
             } else {
                 let k = src - TEXT;
-                let line = self.texts[k as usize].text;
+                let line = self.texts[k as usize].map_or("", |l| l.text);
                 match self.indented.get(&k) {
                     Some(&(i, _)) => self.indents[i].push(out, line),
                     None => match Line::of(line).with_eol(self.source, dominant) {
@@ -683,14 +688,16 @@ mod tests {
         /// `told`, the file knows the edits' keys first (as the planner
         /// tells it), so lines an edit adds are filed only under those; a
         /// probe that may name a word no edit does (`e`) must still find
-        /// every match. Each removed original line names its edit.
+        /// every match. Each removed original line names its edit. A new
+        /// block may keep old lines out of order or twice (values 5 to 7
+        /// keep old line `v - 5`), which copies a line into a new node.
         #[test]
         fn find_all_agrees_with_the_written_text(
             start in proptest::collection::vec(0u8..5, 0..12),
             steps in proptest::collection::vec(
                 (
                     proptest::collection::vec(0u8..4, 1..3),
-                    proptest::collection::vec(0u8..5, 0..3),
+                    proptest::collection::vec(0u8..8, 0..4),
                     0usize..4,
                     proptest::collection::vec(0u8..5, 1..3),
                 ),
@@ -706,7 +713,13 @@ mod tests {
                 .iter()
                 .map(|(old, new, _, _)| {
                     let old: Vec<&'static str> = old.iter().map(|&w| WORDS[w as usize]).collect();
-                    let new = new.iter().map(|&w| add(WORDS[w as usize])).collect();
+                    let new = new
+                        .iter()
+                        .map(|&w| match w as usize {
+                            k @ 5.. => NewLine::Keep((k - 5) % old.len()),
+                            w => add(WORDS[w]),
+                        })
+                        .collect();
                     edit(&old, new)
                 })
                 .collect();
@@ -732,8 +745,21 @@ mod tests {
                 let expected = brute(&now, &old);
                 if let Some(&at) = expected.get(pick % expected.len().max(1)) {
                     let run = ev.run(order[at], old.len());
-                    for &id in &run {
-                        if (id as usize) < n {
+                    // Kept lines stay (the first keep of each, in order).
+                    let mut last = None;
+                    let kept: Vec<usize> = e
+                        .new
+                        .iter()
+                        .filter_map(|n| match *n {
+                            NewLine::Keep(j) if last.is_none_or(|l| j > l) && j < run.len() => {
+                                last = Some(j);
+                                Some(j)
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    for (j, &id) in run.iter().enumerate() {
+                        if (id as usize) < n && !kept.contains(&j) {
                             removed_by[id as usize] = Some(i);
                         }
                     }
