@@ -351,11 +351,45 @@ impl<'a> Line<'a> {
     }
 }
 
-/// A line of an edit's new block.
+/// Lines of an edit's new block: old lines kept, or a line added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NewLine<'a> {
-    /// Keep old line `i` of the same edit, with the file's own text (which,
-    /// after a relaxed match, may differ from the patch's in whitespace).
+    /// Keep old lines `from..from + count` of the same edit (`count` at
+    /// least 1), with the file's own text (which, after a relaxed match,
+    /// may differ from the patch's in whitespace). A run, not a line: a
+    /// unified diff's context is most of its lines, and one entry a line
+    /// took 16 bytes each.
+    Keep(u32, u32),
+    /// A line the patch adds.
+    Add(Line<'a>),
+}
+
+impl<'a> NewLine<'a> {
+    /// Keep old line `j`.
+    pub fn keep(j: usize) -> NewLine<'a> {
+        NewLine::Keep(j as u32, 1)
+    }
+
+    /// `lines` with each run of kept lines that follow each other as one
+    /// entry.
+    pub fn runs(lines: &[NewLine<'a>]) -> Vec<NewLine<'a>> {
+        let mut out: Vec<NewLine<'a>> = Vec::with_capacity(lines.len());
+        for &l in lines {
+            match (out.last_mut(), l) {
+                (Some(NewLine::Keep(from, count)), NewLine::Keep(j, n)) if *from + *count == j => {
+                    *count += n;
+                }
+                _ => out.push(l),
+            }
+        }
+        out
+    }
+}
+
+/// One line of an edit's new block, as [`Edit::new_lines`] reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum New<'a> {
+    /// Keep old line `j`.
     Keep(usize),
     /// A line the patch adds.
     Add(Line<'a>),
@@ -390,6 +424,17 @@ pub struct Edit<'a> {
 }
 
 impl<'a> Edit<'a> {
+    /// The new block line by line, runs of kept lines read out.
+    pub fn new_lines(&self) -> impl DoubleEndedIterator<Item = New<'a>> + '_ {
+        self.new.iter().flat_map(|n| {
+            let (keep, add) = match *n {
+                NewLine::Keep(from, count) => (from as usize..(from + count) as usize, None),
+                NewLine::Add(l) => (0..0, Some(New::Add(l))),
+            };
+            keep.map(New::Keep).chain(add)
+        })
+    }
+
     /// `old` becomes `new` where `locator` finds it, with the file's line
     /// ends (a hunk as most formats write it).
     pub fn replace(
@@ -686,6 +731,46 @@ mod tests {
             "{}",
             std::mem::size_of::<Edit>()
         );
+    }
+
+    #[test]
+    fn kept_lines_are_runs_read_out_line_by_line() {
+        let add = NewLine::Add(Line::of("x"));
+        let lines = [
+            NewLine::keep(0),
+            NewLine::keep(1),
+            add,
+            NewLine::keep(2),
+            NewLine::keep(4),
+            NewLine::keep(5),
+        ];
+        let runs = NewLine::runs(&lines);
+        assert_eq!(
+            runs,
+            [
+                NewLine::Keep(0, 2),
+                add,
+                NewLine::Keep(2, 1),
+                NewLine::Keep(4, 2)
+            ]
+        );
+        let mut e = Edit::replace(
+            &[],
+            &[],
+            Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
+            Span::default(),
+        );
+        e.new = runs.leak();
+        let want = [
+            New::Keep(0),
+            New::Keep(1),
+            New::Add(Line::of("x")),
+            New::Keep(2),
+            New::Keep(4),
+            New::Keep(5),
+        ];
+        assert!(e.new_lines().eq(want));
+        assert!(e.new_lines().rev().eq(want.into_iter().rev()));
     }
 
     #[test]

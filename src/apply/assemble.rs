@@ -73,7 +73,10 @@ pub fn assemble<'p>(
         }
         for new in edit.new {
             match new {
-                NewLine::Keep(j) => out.original(at.start + j, at.start + j + 1, true),
+                &NewLine::Keep(from, count) => {
+                    let from = at.start + from as usize;
+                    out.original(from, from + count as usize, true)
+                }
                 NewLine::Add(line) => {
                     let end = if edit.own_eol && shape.eol.is_none() {
                         "\n"

@@ -138,7 +138,7 @@ fn normalised_pass_folds_typographic_punctuation_and_keeps_file_text() {
     let mut loc = locator(Uniqueness::UniqueInFile);
     loc.levels = Levels::of(&[Level::Exact, Level::Trimmed, Level::Normalized]);
     let mut e = edit(&["say(\"hi\") - ok", "next"], &["added"], loc);
-    e.new = vec![NewLine::Keep(0), NewLine::Add(Line::of("added"))].leak();
+    e.new = vec![NewLine::keep(0), NewLine::Add(Line::of("added"))].leak();
     let text = "  say(\u{201C}hi\u{201D}) \u{2014} ok\nnext\n";
     assert_eq!(
         check(text, vec![e]).unwrap(),

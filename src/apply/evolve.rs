@@ -485,19 +485,25 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let mut last_kept = None;
         let mut seq = Vec::with_capacity(edit.new.len());
         for new in edit.new {
-            let id = match *new {
-                NewLine::Keep(j) if last_kept.is_none_or(|l| j > l) && j < matched.len() => {
-                    kept[j] = true;
-                    last_kept = Some(j);
-                    matched[j]
+            let (from, count) = match *new {
+                NewLine::Keep(from, count) => (from as usize, count as usize),
+                NewLine::Add(ref line) => {
+                    seq.push(self.push_text(line, indent));
+                    continue;
                 }
-                NewLine::Keep(j) => match matched.get(j) {
-                    Some(&m) => self.push_node(None, self.src(m)),
-                    None => self.push_text(&EMPTY, None),
-                },
-                NewLine::Add(ref line) => self.push_text(line, indent),
             };
-            seq.push(id);
+            for j in from..from + count {
+                let id = match (matched.get(j), kept.get_mut(j)) {
+                    (Some(&m), Some(k)) if last_kept.is_none_or(|l| j > l) => {
+                        *k = true;
+                        last_kept = Some(j);
+                        m
+                    }
+                    (Some(&m), _) => self.push_node(None, self.src(m)),
+                    (None, _) => self.push_text(&EMPTY, None),
+                };
+                seq.push(id);
+            }
         }
         for (j, &m) in matched.iter().enumerate() {
             if !kept[j] {
@@ -611,13 +617,13 @@ mod tests {
     //! The linked list against the obvious oracle: the text written out
     //! after every edit, searched line by line.
     use super::*;
-    use crate::ir::{Locator, Place, Span, Uniqueness};
+    use crate::ir::{Locator, New, Place, Span, Uniqueness};
     use proptest::prelude::*;
 
     fn edit(old: &[&'static str], new: Vec<NewLine<'static>>) -> Edit<'static> {
         Edit {
             old: Line::unplaced(old),
-            new: new.leak(),
+            new: NewLine::runs(&new).leak(),
             old_no_eol: false,
             new_no_eol: false,
             own_eol: false,
@@ -648,10 +654,10 @@ mod tests {
         let file = FileText::new(text);
         let edits = [
             edit(&["b"], vec![add("x"), add("b")]),
-            edit(&["x", "b"], vec![NewLine::Keep(1)]),
+            edit(&["x", "b"], vec![NewLine::keep(1)]),
             edit(
                 &["a", "b"],
-                vec![NewLine::Keep(0), add("y"), NewLine::Keep(1)],
+                vec![NewLine::keep(0), add("y"), NewLine::keep(1)],
             ),
         ];
         let mut ev = Evolving::new(file, "", &edits);
@@ -672,7 +678,7 @@ mod tests {
     fn endings_and_the_final_newline_are_kept() {
         let file = FileText::new("\u{feff}a\r\nb");
         let mut ev = Evolving::new(file, "", &[]);
-        let e = edit(&["b"], vec![NewLine::Keep(0), add("c")]);
+        let e = edit(&["b"], vec![NewLine::keep(0), add("c")]);
         let run = ev.run(ev.find_all(e.old, Level::Exact, usize::MAX)[0], 1);
         ev.splice(NIL, &run, &e, 0, None);
         assert_eq!(ev.current().0, "\u{feff}a\r\nb\r\nc");
@@ -716,7 +722,7 @@ mod tests {
                     let new = new
                         .iter()
                         .map(|&w| match w as usize {
-                            k @ 5.. => NewLine::Keep((k - 5) % old.len()),
+                            k @ 5.. => NewLine::keep((k - 5) % old.len()),
                             w => add(WORDS[w]),
                         })
                         .collect();
@@ -748,10 +754,9 @@ mod tests {
                     // Kept lines stay (the first keep of each, in order).
                     let mut last = None;
                     let kept: Vec<usize> = e
-                        .new
-                        .iter()
-                        .filter_map(|n| match *n {
-                            NewLine::Keep(j) if last.is_none_or(|l| j > l) && j < run.len() => {
+                        .new_lines()
+                        .filter_map(|n| match n {
+                            New::Keep(j) if last.is_none_or(|l| j > l) && j < run.len() => {
                                 last = Some(j);
                                 Some(j)
                             }
@@ -765,9 +770,9 @@ mod tests {
                     }
                     ev.splice(NIL, &run, e, i, None);
                     let mut lines: Vec<&str> = now.lines().collect();
-                    let new: Vec<&str> = e.new.iter().map(|n| match n {
-                        NewLine::Add(l) => l.text,
-                        NewLine::Keep(j) => old[*j],
+                    let new: Vec<&str> = e.new_lines().map(|n| match n {
+                        New::Add(l) => l.text,
+                        New::Keep(j) => old[j],
                     }).collect();
                     lines.splice(at..at + old.len(), new);
                     let want: String = lines.iter().map(|l| format!("{l}\n")).collect();

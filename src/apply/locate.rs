@@ -21,7 +21,7 @@ use super::find::{self, Want};
 use super::indent::{self, Indent};
 use super::text::{FileText, Region};
 use crate::error::{Code, Diagnostic, TargetLabel};
-use crate::ir::{Edit, Hint, Level, Levels, Line, NewLine, Policy, RangeEnd, Span, Uniqueness};
+use crate::ir::{Edit, Hint, Level, Levels, Line, New, Policy, RangeEnd, Span, Uniqueness};
 use crate::paths::RelPath;
 
 /// An edit given its place: the new block replaces the lines `at` (empty
@@ -611,11 +611,10 @@ impl Part {
 
 /// The lines an edit adds, in order (ap's content).
 pub fn new_lines<'a>(edit: &Edit<'a>) -> Vec<Line<'a>> {
-    edit.new
-        .iter()
+    edit.new_lines()
         .map(|n| match n {
-            NewLine::Keep(j) => edit.old[*j],
-            NewLine::Add(l) => *l,
+            New::Keep(j) => edit.old[j],
+            New::Add(l) => l,
         })
         .collect()
 }

@@ -10,7 +10,7 @@ use super::indent::Indent;
 use super::locate::{new_lines, Locating, Miss, Part, Placed};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
-use crate::ir::{Edit, Level, Line, NestingGuard, NewLine, Place};
+use crate::ir::{Edit, Level, Line, NestingGuard, New, Place};
 
 impl Locating<'_, '_> {
     /// Decides where the new block goes around `region`, or that it is
@@ -251,10 +251,10 @@ impl Locating<'_, '_> {
                     .filter(|t| !t.is_empty()),
             );
             let edit = &edits[p.edit()];
-            for new in edit.new.iter().rev() {
+            for new in edit.new_lines().rev() {
                 let text = match new {
-                    NewLine::Keep(j) => edit.old[*j].text.trim(),
-                    NewLine::Add(l) => l.text.trim(),
+                    New::Keep(j) => edit.old[j].text.trim(),
+                    New::Add(l) => l.text.trim(),
                 };
                 if !text.is_empty() {
                     seen.push(text);

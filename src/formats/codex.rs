@@ -365,7 +365,7 @@ impl<'a> Lowering<'a, Codex<'a>> {
                     } else {
                         body_of(p.as_str())
                     };
-                    new.push(NewLine::Keep(old.len()));
+                    new.push(NewLine::keep(old.len()));
                     old.push(Line::of(text));
                 }
                 Rule::removed_line => old.push(Line::of(body_of(p.as_str()))),
@@ -374,7 +374,7 @@ impl<'a> Lowering<'a, Codex<'a>> {
                 _ => {}
             }
         }
-        (edit.old, edit.new) = (self.keep(&old), self.keep(&new));
+        (edit.old, edit.new) = (self.keep(&old), self.keep_new(&new));
         (self.own.old, self.own.new) = (old, new);
         let loc = &mut edit.locator;
         if loc.anchor().is_some() || loc.hint.is_some() {

@@ -10,7 +10,7 @@ use pest::RuleType;
 
 use super::{line_span_of, span_of};
 use crate::error::{Code, Diagnostic};
-use crate::ir::{Patch, Span};
+use crate::ir::{NewLine, Patch, Span};
 
 pub(crate) struct Lowering<'t, F> {
     /// The whole (unwrapped) patch text.
@@ -44,6 +44,11 @@ impl<'t, F> Lowering<'t, F> {
     /// `items` copied into the store: a list of lines the model keeps.
     pub fn keep<T: Copy>(&self, items: &[T]) -> &'t [T] {
         self.store.alloc_slice_copy(items)
+    }
+
+    /// A new block copied into the store, its kept lines as runs.
+    pub fn keep_new(&self, lines: &[NewLine<'t>]) -> &'t [NewLine<'t>] {
+        self.keep(&NewLine::runs(lines))
     }
 
     /// The span of a pair in the whole text.

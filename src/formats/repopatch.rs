@@ -427,10 +427,10 @@ impl<'a> Lowering<'a, Repopatch> {
             Rule::insert_before => new
                 .into_iter()
                 .map(NewLine::Add)
-                .chain((0..n).map(NewLine::Keep))
+                .chain((0..n).map(NewLine::keep))
                 .collect(),
             Rule::insert_after => (0..n)
-                .map(NewLine::Keep)
+                .map(NewLine::keep)
                 .chain(new.into_iter().map(NewLine::Add))
                 .collect(),
             Rule::replace => keep_shared_ends(&old, new),
@@ -438,7 +438,7 @@ impl<'a> Lowering<'a, Repopatch> {
         };
         Ok(Edit::replace(
             self.keep(&old),
-            self.keep(&new),
+            self.keep_new(&new),
             Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
             old_span.map_or(kw, |s| kw.to(s)),
         ))
@@ -676,9 +676,9 @@ fn keep_shared_ends<'a>(old: &[Line<'a>], new: Vec<Line<'a>>) -> Vec<NewLine<'a>
         .enumerate()
         .map(|(i, line)| {
             if i < prefix {
-                NewLine::Keep(i)
+                NewLine::keep(i)
             } else if i >= new_len - suffix {
-                NewLine::Keep(old_len - (new_len - i))
+                NewLine::keep(old_len - (new_len - i))
             } else {
                 NewLine::Add(line)
             }

@@ -241,7 +241,7 @@ fn unblank<T>(lines: &[T], text: impl Fn(&T) -> &str) -> (usize, usize) {
 pub(super) fn content_lines<'a>(lines: &'a mut [NewLine<'a>]) -> &'a [NewLine<'a>] {
     let (start, end) = unblank(lines, |l| match l {
         NewLine::Add(l) => l.text,
-        NewLine::Keep(_) => "",
+        NewLine::Keep(..) => "",
     });
     let lines = &mut lines[start..end];
     for l in lines.iter_mut() {
@@ -258,7 +258,7 @@ pub(super) fn added<'l, 'a>(
 ) -> impl ExactSizeIterator<Item = Line<'a>> + 'l {
     lines.iter().map(|l| match *l {
         NewLine::Add(l) => l,
-        NewLine::Keep(_) => Line::of(""),
+        NewLine::Keep(..) => Line::of(""),
     })
 }
 

@@ -169,7 +169,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
     fn deletion_adds_nothing(&mut self, edits: &[Edit<'a>]) -> Result<(), Reported> {
         let added = edits.iter().flat_map(|e| e.new).find_map(|n| match n {
             NewLine::Add(line) => Some(line.whole_line(self.text)),
-            NewLine::Keep(_) => None,
+            NewLine::Keep(..) => None,
         });
         if let Some(at) = added {
             self.diags.push(
@@ -205,7 +205,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             }
             lines.extend(e.new.iter().filter_map(|n| match *n {
                 NewLine::Add(l) => Some(l),
-                NewLine::Keep(_) => None,
+                NewLine::Keep(..) => None,
             }));
             final_newline = !e.new_no_eol;
         }
