@@ -370,19 +370,22 @@ impl<'a> NewLine<'a> {
         NewLine::Keep(j as u32, 1)
     }
 
-    /// `lines` with each run of kept lines that follow each other as one
-    /// entry.
-    pub fn runs(lines: &[NewLine<'a>]) -> Vec<NewLine<'a>> {
-        let mut out: Vec<NewLine<'a>> = Vec::with_capacity(lines.len());
-        for &l in lines {
-            match (out.last_mut(), l) {
-                (Some(NewLine::Keep(from, count)), NewLine::Keep(j, n)) if *from + *count == j => {
-                    *count += n;
+    /// `lines` with each run of kept lines that follow each other made
+    /// one entry, where they lie.
+    pub fn runs(lines: &mut Vec<NewLine<'a>>) {
+        let mut n = 0usize;
+        for i in 0..lines.len() {
+            match (n.checked_sub(1).map(|p| lines[p]), lines[i]) {
+                (Some(NewLine::Keep(from, count)), NewLine::Keep(j, k)) if from + count == j => {
+                    lines[n - 1] = NewLine::Keep(from, count + k);
                 }
-                _ => out.push(l),
+                (_, l) => {
+                    lines[n] = l;
+                    n += 1;
+                }
             }
         }
-        out
+        lines.truncate(n);
     }
 }
 
@@ -736,7 +739,7 @@ mod tests {
     #[test]
     fn kept_lines_are_runs_read_out_line_by_line() {
         let add = NewLine::Add(Line::of("x"));
-        let lines = [
+        let mut runs = vec![
             NewLine::keep(0),
             NewLine::keep(1),
             add,
@@ -744,7 +747,7 @@ mod tests {
             NewLine::keep(4),
             NewLine::keep(5),
         ];
-        let runs = NewLine::runs(&lines);
+        NewLine::runs(&mut runs);
         assert_eq!(
             runs,
             [

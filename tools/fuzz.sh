@@ -9,6 +9,7 @@
 # turn each into a fixture (tests/fixtures/<format>/fuzz_*/).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo fuzz --version >/dev/null 2>&1 || { echo "cargo fuzz missing: cargo install cargo-fuzz" >&2; exit 1; }
 secs=${1:-1200}
 shift || true
 targets=("$@")

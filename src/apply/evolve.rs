@@ -623,7 +623,11 @@ mod tests {
     fn edit(old: &[&'static str], new: Vec<NewLine<'static>>) -> Edit<'static> {
         Edit {
             old: Line::unplaced(old),
-            new: NewLine::runs(&new).leak(),
+            new: {
+                let mut new = new;
+                NewLine::runs(&mut new);
+                new.leak()
+            },
             old_no_eol: false,
             new_no_eol: false,
             own_eol: false,

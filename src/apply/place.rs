@@ -90,12 +90,14 @@ impl Locating<'_, '_> {
         region: Region,
     ) -> Result<Option<Placed>, Miss> {
         let edit = &edits[i];
-        let content = new_lines(edit);
         let skip = self.policy.skip_applied;
         let placed = |at: Region| Placed::new(at, i, false);
+        // The new block as lines, made only where a check reads it (a
+        // replacement is checked only where `skip_applied` holds).
+        let content = || new_lines(edit);
         match edit.place {
             Place::Replace => {
-                if skip && !content.is_empty() && self.reads_as(region, &content) {
+                if skip && !edit.new.is_empty() && self.reads_as(region, &content()) {
                     self.done_already(edit, region.end, "the target already reads as the content");
                     return Ok(None);
                 }
@@ -103,9 +105,10 @@ impl Locating<'_, '_> {
                 Ok(Some(placed(region)))
             }
             Place::After => {
-                if content.is_empty() {
+                if edit.new.is_empty() {
                     return Ok(None);
                 }
+                let content = content();
                 let moved = self.nested(region, &content);
                 for end in [Some(region.end), moved].into_iter().flatten() {
                     if let Some(r) = skip.then(|| self.follows(end, &content)).flatten() {
@@ -129,9 +132,10 @@ impl Locating<'_, '_> {
                 Ok(Some(Placed::new(at, i, moved.is_some())))
             }
             Place::Before => {
-                if content.is_empty() {
+                if edit.new.is_empty() {
                     return Ok(None);
                 }
+                let content = content();
                 if skip && self.precedes(edits, region.start, &content) {
                     self.done_already(
                         edit,

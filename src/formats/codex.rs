@@ -374,7 +374,7 @@ impl<'a> Lowering<'a, Codex<'a>> {
                 _ => {}
             }
         }
-        (edit.old, edit.new) = (self.keep(&old), self.keep_new(&new));
+        (edit.old, edit.new) = (self.keep(&old), self.keep_new(&mut new));
         (self.own.old, self.own.new) = (old, new);
         let loc = &mut edit.locator;
         if loc.anchor().is_some() || loc.hint.is_some() {

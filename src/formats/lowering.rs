@@ -46,9 +46,11 @@ impl<'t, F> Lowering<'t, F> {
         self.store.alloc_slice_copy(items)
     }
 
-    /// A new block copied into the store, its kept lines as runs.
-    pub fn keep_new(&self, lines: &[NewLine<'t>]) -> &'t [NewLine<'t>] {
-        self.keep(&NewLine::runs(lines))
+    /// A new block copied into the store, its kept lines made runs first
+    /// (where they lie in `lines`).
+    pub fn keep_new(&self, lines: &mut Vec<NewLine<'t>>) -> &'t [NewLine<'t>] {
+        NewLine::runs(lines);
+        self.keep(lines)
     }
 
     /// The span of a pair in the whole text.

@@ -423,7 +423,7 @@ impl<'a> Lowering<'a, Repopatch> {
         let old = old.ok_or(Reported)?;
         let n = old.len();
         let kw = kw_span.unwrap_or_default();
-        let new: Vec<NewLine<'a>> = match rule {
+        let mut new: Vec<NewLine<'a>> = match rule {
             Rule::insert_before => new
                 .into_iter()
                 .map(NewLine::Add)
@@ -438,7 +438,7 @@ impl<'a> Lowering<'a, Repopatch> {
         };
         Ok(Edit::replace(
             self.keep(&old),
-            self.keep_new(&new),
+            self.keep_new(&mut new),
             Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
             old_span.map_or(kw, |s| kw.to(s)),
         ))

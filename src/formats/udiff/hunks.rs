@@ -49,7 +49,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         let trailing_empty = self.hunk_body(&mut edit, &mut lines, body);
         self.drop_separator(&mut lines, old_count, &trailing_empty);
         self.check_counts(&lines, header_span, old_count, new_count);
-        (edit.old, edit.new) = (self.keep(&lines.old), self.keep_new(&lines.new));
+        (edit.old, edit.new) = (self.keep(&lines.old), self.keep_new(&mut lines.new));
         self.own.lines = lines;
         edit.locator.at_eof = edit.old_no_eol;
         // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
