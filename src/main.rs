@@ -186,12 +186,14 @@ fn main() -> std::process::ExitCode {
 
 /// Keeps glibc's mmap threshold at 64 KiB. glibc raises it to the size of
 /// any mapped block that is freed: after pest's token queue (megabytes),
-/// every later buffer came from the heap, where a list that grew by
-/// doubling left its old room behind as holes and a freed index stayed
-/// resident. Fixed, a large buffer has a mapping of its own, grows by
-/// `mremap` and goes back to the system when freed. Large apply peak
-/// (best of 3): codex 13,332 -> 12,872 KiB (README, Benchmark). Other C
-/// libraries have no such threshold to fix.
+/// every later buffer came from the heap, where a list or map that grew by
+/// doubling left its old room behind as holes. Fixed, a large buffer has a
+/// mapping of its own, grows by `mremap` and goes back to the system when
+/// freed. Large apply peak, median of 7: RepoPatch 13,388 -> 13,112 KiB,
+/// codex 12,568 -> 12,516 (README, Benchmark). No buffer of every file
+/// written crosses it (the commit writes pieces with `writev`; a 64 KiB
+/// write buffer a file, mapped and unmapped, made a 2,000-file apply 15 %
+/// slower). Other C libraries have no such threshold to fix.
 fn fixed_mmap_threshold() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

@@ -252,16 +252,37 @@ impl DiskTree {
     }
 }
 
-/// Writes `chunks` through one buffer (pieces are often single lines);
-/// returns the number of bytes written.
-fn write_chunks(file: &std::fs::File, chunks: &[&[u8]]) -> io::Result<u64> {
-    let mut out = io::BufWriter::with_capacity(1 << 16, file);
+/// How many pieces one `writev` takes (the usual `IOV_MAX`).
+const IOV_BATCH: usize = 1024;
+
+/// Writes `chunks` with `writev`, up to [`IOV_BATCH`] pieces a call
+/// (pieces are often single lines); returns the number of bytes written.
+/// Written from where they lie: a buffer copied every byte once more (7 MB
+/// for a large file) and took 64 KiB of its own for every file written.
+fn write_chunks(mut file: &std::fs::File, chunks: &[&[u8]]) -> io::Result<u64> {
     let mut len = 0;
-    for chunk in chunks {
-        out.write_all(chunk)?;
-        len += chunk.len() as u64;
+    let mut slices: Vec<io::IoSlice> = Vec::with_capacity(IOV_BATCH.min(chunks.len()));
+    for batch in chunks.chunks(IOV_BATCH) {
+        slices.clear();
+        slices.extend(
+            batch
+                .iter()
+                .filter(|c| !c.is_empty())
+                .map(|c| io::IoSlice::new(c)),
+        );
+        let mut rest = &mut slices[..];
+        while !rest.is_empty() {
+            match file.write_vectored(rest) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    len += n as u64;
+                    io::IoSlice::advance_slices(&mut rest, n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
     }
-    out.flush()?;
     Ok(len)
 }
 
@@ -563,6 +584,29 @@ fn huge_pages(buf: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// More pieces than one `writev` takes, empty ones among them, land
+    /// in order and are counted.
+    #[test]
+    fn pieces_are_written_in_batches_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out");
+        let lines: Vec<String> = (0..3 * IOV_BATCH + 7)
+            .map(|i| format!("line {i}\n"))
+            .collect();
+        let mut chunks: Vec<&[u8]> = vec![];
+        for (i, l) in lines.iter().enumerate() {
+            chunks.push(l.as_bytes());
+            if i % 5 == 0 {
+                chunks.push(b"");
+            }
+        }
+        let file = std::fs::File::create(&path).unwrap();
+        let len = write_chunks(&file, &chunks).unwrap();
+        let want = lines.concat();
+        assert_eq!(len, want.len() as u64);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+    }
 
     /// Bytes no two pages of which are alike, so a page lost, zeroed or
     /// moved shows.
