@@ -46,8 +46,8 @@ impl<'b> Want<'b> {
 /// every search starts with. The file counts them, and indexes only the
 /// lines of each block's pivot (its rarest line, chosen as [`find`]
 /// chooses it). An edit with a line hint is left out: the exact match at
-/// its hint needs no index, and a hint that misses still finds every line
-/// in the whole-file index.
+/// its hint needs no index, and a hint that misses still finds every line,
+/// through a scan of its own key or the whole-file index.
 pub fn expect(file: &FileText, edits: &[Edit]) {
     // Each block with the level its search starts at.
     let blocks = || {

@@ -3,8 +3,11 @@
 //! at each [`Level`], and the line index per key.
 //!
 //! Searching the whole file uses an index from a line's key to positions,
-//! built once per file and key on first need, so a patch with many hunks
-//! stays linear in file size plus hunk lines. `find.rs` does the matching.
+//! so a patch with many hunks stays linear in file size plus hunk lines:
+//! told the edits' keys first ([`FileText::expect`]), the file indexes
+//! only each block's rarest line (its pivot), and builds the whole-file
+//! index per key kind only when a search asks for keys beyond them.
+//! `find.rs` does the matching.
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -278,8 +281,9 @@ impl<'a> FileText<'a> {
     /// hashes, and `pivots` is given each one's count in the file and
     /// marks the ones searches walk (see [`Expected`]). Two passes over
     /// the file: one counts, the other (only on lines that had a key)
-    /// indexes the pivots. Any other hash still gets the whole-file index;
-    /// every path gives the same answer.
+    /// indexes the pivots. Any other key is scanned for alone (up to
+    /// [`STRAYS`] of them), then the whole file is indexed; every path
+    /// gives the same answer.
     pub fn expect(&self, kind: Key, mut counts: Counts, pivots: impl FnOnce(&mut Counts)) {
         if self.expected[kind as usize].get().is_some() || counts.is_empty() {
             return;
