@@ -196,12 +196,8 @@ struct AddedIndex {
 }
 
 impl AddedIndex {
-    /// Files node `id` (the next added node) under `h`, or when `file` is
-    /// false (filtered) leaves it out.
-    fn push(&mut self, h: u64, id: u32, file: bool) {
-        if !file {
-            return;
-        }
+    /// Files node `id` (the next added node filed) under `h`.
+    fn push(&mut self, h: u64, id: u32) {
         let e = self.last.entry(h).or_insert((NIL, 0));
         match self.filtered {
             true => {
@@ -371,7 +367,9 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
         for id in *done..self.nodes.len() as u32 {
             let h = hash_key(&kind.of(self.line(id)));
-            added.push(h, id, !added.filtered || is_pivot(h));
+            if !added.filtered || is_pivot(h) {
+                added.push(h, id);
+            }
         }
         *done = self.nodes.len() as u32;
         let added = &*added;

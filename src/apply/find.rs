@@ -111,11 +111,7 @@ fn key_hashes<'b>(block: &'b [Line], level: Level) -> impl Iterator<Item = u64> 
 /// The line of `want` a search walks: its rarest by `count`, the first
 /// of equals; with its key's hash and kind. A soft first line is no pivot
 /// (its key has a prefix in the file) unless it is all there is.
-fn pivot(
-    want: &Want,
-    is_pivot: impl Fn(u64, Key) -> bool,
-    count: impl Fn(u64, Key) -> usize,
-) -> (usize, u64, Key) {
+fn pivot(want: &Want, file: &FileText) -> (usize, u64, Key) {
     let m = want.keys.len();
     let soft = want.level == Level::SoftStart;
     if soft && m == 1 {
@@ -126,9 +122,9 @@ fn pivot(
     // A pivot the file indexed first: a block's own is its rarest line, and
     // the file counts no other key without a scan.
     let (k, h) = keys()
-        .filter(|&(_, h)| is_pivot(h, kind))
-        .min_by_key(|&(_, h)| count(h, kind))
-        .or_else(|| keys().min_by_key(|&(_, h)| count(h, kind)))
+        .filter(|&(_, h)| file.is_pivot(h, kind))
+        .min_by_key(|&(_, h)| file.count(h, kind))
+        .or_else(|| keys().min_by_key(|&(_, h)| file.count(h, kind)))
         .expect("the block has a line to pivot on");
     (k, h, kind)
 }
@@ -198,11 +194,7 @@ pub fn find(file: &FileText, want: &Want, from: usize, to: usize, limit: usize) 
     if m == 0 || limit == 0 {
         return vec![];
     }
-    let (pivot, hash, kind) = pivot(
-        want,
-        |h, kind| file.is_pivot(h, kind),
-        |h, kind| file.count(h, kind),
-    );
+    let (pivot, hash, kind) = pivot(want, file);
     let mut found = vec![];
     for p in file.positions(hash, kind) {
         let Some(start) = back(file, p, pivot, skip) else {

@@ -372,12 +372,12 @@ impl<'a> FileText<'a> {
     }
 
     /// Whether `h` is a pivot of kind `kind`: a key whose lines are
-    /// indexed without a scan of its own (see [`FileText::expect`]).
+    /// indexed without a scan of its own (see [`FileText::expect`]; only
+    /// pivots keep a count).
     pub fn is_pivot(&self, h: u64, kind: Key) -> bool {
         self.expected[kind as usize]
             .get()
-            .and_then(|e| e.counts.get(&h))
-            .is_some_and(|&c| c & PIVOT != 0)
+            .is_some_and(|e| e.counts.contains_key(&h))
     }
 
     /// Whether the file was told which keys of kind `kind` the patch looks
@@ -395,10 +395,8 @@ impl<'a> FileText<'a> {
             if let Some(&c) = e.counts.get(&h) {
                 return (c & !PIVOT) as usize;
             }
-            if let Some(entries) = self.stray(e, h, kind) {
-                return entries.len();
-            }
         }
+        // A stray key is scanned for, past them the whole file indexed.
         self.lookup(h, kind).len()
     }
 

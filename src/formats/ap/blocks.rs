@@ -24,57 +24,23 @@ pub(super) struct Ap<'t> {
     pub(super) lines: Vec<Line<'t>>,
 }
 
-/// A value's lines, read into the store: a `content`'s as the new lines
-/// it becomes (an edit takes them as they are), any other's as lines to
-/// find. A large patch's values are in the store once; read into lists of
-/// their own, all of a file block's were alive until its edits were made,
-/// then left the heap full of holes.
-pub(super) enum Lines<'t> {
-    Find(&'t [Line<'t>]),
-    New(&'t mut [NewLine<'t>]),
-}
-
-impl<'t> Lines<'t> {
-    /// Whether every line is blank.
-    fn is_blank(&self) -> bool {
-        match self {
-            Lines::Find(lines) => lines.iter().all(|l| l.text.trim().is_empty()),
-            Lines::New(lines) => model::added(lines).all(|l| l.text.trim().is_empty()),
-        }
-    }
-
-    /// The lines to find.
-    pub(super) fn into_find(self, store: &'t bumpalo::Bump) -> &'t [Line<'t>] {
-        match self {
-            Lines::Find(lines) => lines,
-            Lines::New(lines) => store.alloc_slice_fill_iter(model::added(lines)),
-        }
-    }
-
-    /// The new lines (a `content`'s, as read).
-    pub(super) fn into_new(self, store: &'t bumpalo::Bump) -> &'t mut [NewLine<'t>] {
-        match self {
-            Lines::New(lines) => lines,
-            Lines::Find(lines) => {
-                store.alloc_slice_fill_iter(lines.iter().map(|&l| NewLine::Add(l)))
-            }
-        }
-    }
-}
-
-/// The value keys, in the order of their slots in [`Pending`].
-const VALUE_KEYS: [&str; 4] = ["anchor", "snippet", "snippet_tail", "content"];
+/// The keys of values to find, in the order of their slots in
+/// [`Pending`]; `content` has a slot of its own.
+const FIND_KEYS: [&str; 3] = ["anchor", "snippet", "snippet_tail"];
 
 /// A modification (or the parts before any action) while its directives
 /// are read. A value key has one slot, no list: a large file block holds
 /// thousands of pending modifications at once, and a list of values each
-/// was most of what the lowering left in the heap.
+/// was most of what the lowering left in the heap. Values lie in the
+/// store: a `content`'s as the new lines it becomes (an edit takes them as
+/// they are), any other's as lines to find.
 pub(super) struct Pending<'t> {
     pub(super) kw: &'t str,
     pub(super) span: Span,
     /// Each key's first value: its directive's span and its lines (a
     /// second value of a key is reported where it is read).
-    values: [Option<(Span, Lines<'t>)>; 4],
+    finds: [Option<(Span, &'t [Line<'t>])>; 3],
+    content: Option<(Span, &'t mut [NewLine<'t>])>,
     /// How many values were read, repeats included.
     pub(super) count: usize,
     pub(super) options: Vec<(&'t str, Span, Option<usize>)>,
@@ -87,7 +53,8 @@ impl<'t> Pending<'t> {
         Pending {
             kw,
             span,
-            values: Default::default(),
+            finds: Default::default(),
+            content: None,
             count: 0,
             options: vec![],
             bad: false,
@@ -95,27 +62,42 @@ impl<'t> Pending<'t> {
     }
 
     fn slot(key: &str) -> Option<usize> {
-        VALUE_KEYS.iter().position(|&k| k == key)
+        FIND_KEYS.iter().position(|&k| k == key)
     }
 
     /// Where value `key`'s directive is, if the modification has one.
     pub(super) fn value(&self, key: &str) -> Option<Span> {
-        Some(self.values[Self::slot(key)?].as_ref()?.0)
-    }
-
-    /// Records a value (the first of its key is kept).
-    fn push(&mut self, key: &str, span: Span, lines: Lines<'t>) {
-        self.count += 1;
-        if let Some(slot) = Self::slot(key) {
-            self.values[slot].get_or_insert((span, lines));
+        match key {
+            "content" => self.content.as_ref().map(|c| c.0),
+            _ => Some(self.finds[Self::slot(key)?]?.0),
         }
     }
 
-    /// The lines of value `key`, moved out (its span stays, for
-    /// diagnostics).
-    pub(super) fn take(&mut self, key: &str) -> Option<Lines<'t>> {
-        let (_, lines) = self.values[Self::slot(key)?].as_mut()?;
-        Some(std::mem::replace(lines, Lines::Find(&[])))
+    /// Records a value to find (the first of its key is kept).
+    fn push_find(&mut self, key: &str, span: Span, lines: &'t [Line<'t>]) {
+        self.count += 1;
+        if let Some(slot) = Self::slot(key) {
+            self.finds[slot].get_or_insert((span, lines));
+        }
+    }
+
+    /// Records a `content` (the first is kept).
+    fn push_content(&mut self, span: Span, lines: &'t mut [NewLine<'t>]) {
+        self.count += 1;
+        self.content.get_or_insert((span, lines));
+    }
+
+    /// The lines of value `key` (not `content`), moved out (its span
+    /// stays, for diagnostics).
+    pub(super) fn take_find(&mut self, key: &str) -> Option<&'t [Line<'t>]> {
+        let (_, lines) = self.finds[Self::slot(key)?].as_mut()?;
+        Some(std::mem::take(lines))
+    }
+
+    /// The new lines of the `content`, moved out (its span stays).
+    pub(super) fn take_content(&mut self) -> Option<&'t mut [NewLine<'t>]> {
+        let (_, lines) = self.content.as_mut()?;
+        Some(std::mem::take(lines))
     }
 
     pub(super) fn is_bare(&self) -> bool {
@@ -290,14 +272,12 @@ impl<'t> Lowering<'t, Ap<'t>> {
         self.keep(&self.own.lines)
     }
 
-    /// The lines of a value under key `kw`, in the store (see [`Lines`]).
-    fn value_of(&mut self, kw: &str, value: Option<Pair<'t, Rule>>) -> Lines<'t> {
+    /// The lines of a `content` value, in the store as the new lines they
+    /// become.
+    fn content_lines(&mut self, value: Option<Pair<'t, Rule>>) -> &'t mut [NewLine<'t>] {
         self.read_value(value);
-        if kw != "content" {
-            return Lines::Find(self.keep(&self.own.lines));
-        }
         let new = self.own.lines.iter().map(|&l| NewLine::Add(l));
-        Lines::New(self.store.alloc_slice_fill_iter(new))
+        self.store.alloc_slice_fill_iter(new)
     }
 
     /// Reads the lines of a `value` into `own.lines`, checked for drifted
@@ -550,7 +530,6 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 let kw = self.keyword(&key);
                 let value = inner.next();
                 let vspan = value.as_ref().map(|v| self.span(v));
-                let lines = self.value_of(kw, value);
                 if let Some(first) = pending.value(kw) {
                     self.diags.push(
                         Diagnostic::new(Code::SyntaxError, format!("a second `{kw}` in one modification"))
@@ -559,12 +538,19 @@ impl<'t> Lowering<'t, Ap<'t>> {
                             .hint("each modification has one of each value; for another change, start a new modification with its action directive (`<ID> REPLACE`, …)"),
                     );
                 }
-                let empty = lines.is_blank();
-                self.own.last_value = Some((
-                    vspan.filter(|s| s.end > s.start).unwrap_or(span),
-                    empty && kw == "content" && matches!(pending.kw, "REPLACE" | "RECREATE"),
-                ));
-                pending.push(kw, span, lines);
+                let blank = |l: &Line| l.text.trim().is_empty();
+                let empty = if kw == "content" {
+                    let lines = self.content_lines(value);
+                    let empty = model::added(lines).all(|l| blank(&l));
+                    pending.push_content(span, lines);
+                    empty && matches!(pending.kw, "REPLACE" | "RECREATE")
+                } else {
+                    let lines = self.value_lines(value);
+                    pending.push_find(kw, span, lines);
+                    false
+                };
+                self.own.last_value =
+                    Some((vspan.filter(|s| s.end > s.start).unwrap_or(span), empty));
             }
             Rule::option => {
                 let mut inner = part.into_inner();

@@ -18,8 +18,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         let mut mods = vec![];
         let count = pendings.len();
         for (i, mut p) in pendings.into_iter().enumerate() {
-            let store = self.store;
-            let content = p.take("content").map(|c| content_lines(c.into_new(store)));
+            let content = p.take_content().map(content_lines);
             let opening = match p.kw {
                 "" | "CREATE" | "RECREATE" => self.opening(&p, i == 0, count, content),
                 "DELETE" if p.is_bare() => self.bare_delete(&p, count),
@@ -182,8 +181,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             "INSERT_BEFORE" => ModKind::InsertBefore,
             _ => ModKind::Delete,
         };
-        let store = self.store;
-        let mut anchor = p.take("anchor").map(|l| l.into_find(store));
+        let mut anchor = p.take_find("anchor");
         let snippet = self.snippet(kw, p, &mut anchor)?;
         let tail = self.tail(kw, kind, p)?;
         let content = self.content(kw, &mut kind, p, content)?;
@@ -215,8 +213,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         p: &mut Pending<'t>,
         anchor: &mut Option<&'t [Line<'t>]>,
     ) -> Result<Target<'t>, Reported> {
-        let store = self.store;
-        let snippet = match p.take("snippet").map(|l| l.into_find(store)) {
+        let snippet = match p.take_find("snippet") {
             Some(lines) => lines,
             None => match anchor.take() {
                 Some(a) if self.own.tolerant => {
@@ -259,30 +256,27 @@ impl<'t> Lowering<'t, Ap<'t>> {
         p: &mut Pending<'t>,
     ) -> Result<Option<Target<'t>>, Reported> {
         let span = p.value("snippet_tail");
-        let store = self.store;
-        Ok(
-            match (span, p.take("snippet_tail").map(|l| l.into_find(store))) {
-                (Some(span), Some(lines)) => {
-                    if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
-                        self.error(
-                            span,
-                            format!("`snippet_tail` with `{kw}`"),
-                            "a range",
-                            "an insertion needs one point: use a single `snippet`",
-                        );
+        Ok(match (span, p.take_find("snippet_tail")) {
+            (Some(span), Some(lines)) => {
+                if matches!(kind, ModKind::InsertAfter | ModKind::InsertBefore) {
+                    self.error(
+                        span,
+                        format!("`snippet_tail` with `{kw}`"),
+                        "a range",
+                        "an insertion needs one point: use a single `snippet`",
+                    );
+                    return Err(Reported);
+                }
+                match target(lines) {
+                    Some(Target::Start) | None => {
+                        self.error(span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
                         return Err(Reported);
                     }
-                    match target(lines) {
-                        Some(Target::Start) | None => {
-                            self.error(span, "an empty or `^` `snippet_tail`", "no end to find", "put the last lines of the range under `<ID> snippet_tail` (or `$` for the end of the file)");
-                            return Err(Reported);
-                        }
-                        t => t,
-                    }
+                    t => t,
                 }
-                _ => None,
-            },
-        )
+            }
+            _ => None,
+        })
     }
 
     /// The new lines; an empty `REPLACE` content is a `DELETE` in 3.2.
