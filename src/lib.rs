@@ -43,6 +43,7 @@ pub mod unwrap;
 #[doc(hidden)]
 pub mod ir;
 mod review;
+mod trim;
 mod validate;
 
 use std::path::Path;

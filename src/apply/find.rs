@@ -7,6 +7,7 @@
 //! the block has. Either way a search walks only the positions of the
 //! block's rarest line in that level's line index.
 
+use crate::trim::trim;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -175,7 +176,7 @@ pub fn match_at(file: &FileText, at: usize, want: &Want) -> Option<Region> {
         }
         let line = file.line(i);
         let ok = if j == 0 && want.level == Level::SoftStart {
-            soft_eq(line.trim(), w)
+            soft_eq(trim(line), w)
         } else {
             key.of(line) == *w
         };
@@ -232,7 +233,7 @@ pub fn nearest(
     let mut votes: HashMap<usize, usize> = HashMap::new();
     let mut k = 0;
     for l in block {
-        let key = l.text.trim();
+        let key = trim(l.text);
         if key.is_empty() {
             if !skip_blank {
                 k += 1;
@@ -242,7 +243,7 @@ pub fn nearest(
         let h = hash_key(key);
         if file.count(h, Key::Trimmed) <= 10_000 {
             for p in file.positions(h, Key::Trimmed) {
-                if file.line(p).trim() != key {
+                if trim(file.line(p)) != key {
                     continue; // a hash collision
                 }
                 if let Some(start) = back(file, p, k, skip_blank).filter(|&s| s >= from) {
@@ -259,10 +260,7 @@ pub fn nearest(
     {
         return Some((s, n));
     }
-    let first = block
-        .iter()
-        .map(|l| l.text.trim())
-        .find(|t| !t.is_empty())?;
+    let first = block.iter().map(|l| trim(l.text)).find(|t| !t.is_empty())?;
     let score = |line: &str| -> usize {
         let common = line
             .chars()
@@ -287,7 +285,7 @@ pub fn nearest(
     };
     (from..file.len())
         .filter(|&i| !file.is_blank(i) && text(file.line(i)))
-        .map(|i| (i, score(file.line(i).trim())))
+        .map(|i| (i, score(trim(file.line(i)))))
         .max_by_key(|&(i, s)| (s, std::cmp::Reverse(i)))
         .filter(|&(_, s)| s > 0)
         .map(|(i, _)| (i, 0))

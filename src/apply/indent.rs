@@ -10,6 +10,7 @@
 use super::output::Builder;
 use super::text::{FileText, Region};
 use crate::ir::{Edit, Level, NewLine};
+use crate::trim::is_blank;
 
 /// How the patch's indentation becomes the file's, for one placed edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +48,7 @@ pub fn leading(s: &str) -> &str {
 pub fn relaxed(file: &FileText, level: Level, region: Region, edit: &Edit) -> Option<Indent> {
     let mut lines = (region.start..region.end.min(file.len()))
         .map(|i| file.line(i))
-        .filter(|l| !l.trim().is_empty());
+        .filter(|l| !is_blank(l));
     relaxed_by(level, edit, |_| lines.next())
 }
 
@@ -61,7 +62,7 @@ pub fn relaxed_by<'f>(
     let adds = edit
         .new
         .iter()
-        .any(|n| matches!(n, NewLine::Add(l) if !l.text.trim().is_empty()));
+        .any(|n| matches!(n, NewLine::Add(l) if !is_blank(l.text)));
     let ignores_indent = matches!(
         level,
         Level::Trimmed | Level::Normalized | Level::BlankLinesIgnored | Level::SoftStart
@@ -70,12 +71,7 @@ pub fn relaxed_by<'f>(
         return None;
     }
     let mut pairs = vec![];
-    for (k, old) in edit
-        .old
-        .iter()
-        .filter(|l| !l.text.trim().is_empty())
-        .enumerate()
-    {
+    for (k, old) in edit.old.iter().filter(|l| !is_blank(l.text)).enumerate() {
         let Some(have) = line(k) else { break };
         // A soft start matched the first line after a prefix: its
         // indentation says nothing.
@@ -260,7 +256,7 @@ impl Indent {
 
     /// `line` with its indentation mapped, when the mapping applies.
     pub fn mapped(&self, line: &str) -> Option<String> {
-        if line.trim().is_empty() {
+        if is_blank(line) {
             return None;
         }
         let ws = self.map(line)?;
@@ -270,7 +266,7 @@ impl Indent {
     /// Writes `line` with its indentation mapped (unchanged when the
     /// mapping does not apply, or the line is blank).
     pub fn push<'p>(&self, b: &mut Builder<'p, '_>, line: &'p str) {
-        let mapped = (!line.trim().is_empty()).then(|| self.map(line)).flatten();
+        let mapped = (!is_blank(line)).then(|| self.map(line)).flatten();
         let Some(ws) = mapped else {
             b.push_text(line);
             return;

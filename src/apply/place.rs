@@ -11,6 +11,7 @@ use super::locate::{new_lines, Locating, Miss, Part, Placed};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, Level, Line, NestingGuard, New, Place};
+use crate::trim::{is_blank, trim};
 
 impl Locating<'_, '_> {
     /// Decides where the new block goes around `region`, or that it is
@@ -40,7 +41,7 @@ impl Locating<'_, '_> {
         // first line is a continuation starts deeper.
         let first = content
             .iter()
-            .filter(|l| !l.text.trim().is_empty())
+            .filter(|l| !is_blank(l.text))
             .min_by_key(|l| indent(l.text))?;
         // A line opens a block when the lines after it belong inside it:
         // it ends with `:` or an opening bracket. (A bracket opened and
@@ -160,7 +161,7 @@ impl Locating<'_, '_> {
         }
         let line = self.file.line(region.end - 1);
         let opens = |l: &str| depth(l) > 0 || l.trim_end().ends_with(':');
-        let first = content.iter().find(|l| !l.text.trim().is_empty())?;
+        let first = content.iter().find(|l| !is_blank(l.text))?;
         let guarded = opens(line) && opens(first.text) && indent(first.text) == 0;
         guarded.then(|| self.block_end(region.end - 1)).flatten()
     }
@@ -251,14 +252,14 @@ impl Locating<'_, '_> {
             seen.extend(
                 (p.at().end..pos.max(p.at().end))
                     .rev()
-                    .map(|l| self.file.line(l).trim())
+                    .map(|l| trim(self.file.line(l)))
                     .filter(|t| !t.is_empty()),
             );
             let edit = &edits[p.edit()];
             for new in edit.new_lines().rev() {
                 let text = match new {
-                    New::Keep(j) => edit.old[j].text.trim(),
-                    New::Add(l) => l.text.trim(),
+                    New::Keep(j) => trim(edit.old[j].text),
+                    New::Add(l) => trim(l.text),
                 };
                 if !text.is_empty() {
                     seen.push(text);
@@ -270,7 +271,7 @@ impl Locating<'_, '_> {
             seen.extend(
                 (0..pos)
                     .rev()
-                    .map(|l| self.file.line(l).trim())
+                    .map(|l| trim(self.file.line(l)))
                     .filter(|t| !t.is_empty())
                     .take(need),
             );

@@ -14,6 +14,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use crate::ir::Level;
+use crate::trim::trim;
 
 /// Lines `start..end` of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -448,34 +449,6 @@ impl Key {
     }
 }
 
-/// `line.trim()`, faster on the usual line: indentation of spaces is
-/// skipped eight bytes at a compare (every line of a file is trimmed
-/// twice to count an ap patch's keys, and again wherever a candidate is
-/// compared), other ASCII whitespace byte by byte, and `str::trim`
-/// (Unicode's whitespace) decides only when the first byte kept on either
-/// side is not ASCII.
-fn trim(line: &str) -> &str {
-    let b = line.as_bytes();
-    // ASCII whitespace as a mask of the bytes below 64: one test a byte.
-    const WHITE: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << b'\r' | 1 << 0x0b | 1 << 0x0c;
-    let space = |c: u8| c < 64 && WHITE >> c & 1 == 1;
-    let mut start = 0;
-    while b.get(start..start + 8) == Some(b"        ") {
-        start += 8;
-    }
-    while start < b.len() && space(b[start]) {
-        start += 1;
-    }
-    let mut end = b.len();
-    while end > start && space(b[end - 1]) {
-        end -= 1;
-    }
-    if b.get(start).is_some_and(|c| !c.is_ascii()) || (end > start && !b[end - 1].is_ascii()) {
-        return line.trim();
-    }
-    &line[start..end]
-}
-
 /// The hash the line index files a key under: foldhash with a fixed seed
 /// (the same key hashes the same in every index of the run), sixteen bytes
 /// a step; collisions are checked anyway.
@@ -674,32 +647,6 @@ mod tests {
         }
         // Another kind ignores the expectation.
         assert_eq!(part.count(h(1), Key::Exact), whole.count(h(1), Key::Exact));
-    }
-
-    #[test]
-    fn trim_is_str_trim() {
-        for s in [
-            "",
-            " ",
-            "\t a b \r",
-            "x",
-            "\u{a0}x\u{a0}",
-            " \u{2003}y ",
-            "é",
-            " é ",
-            "\u{85}",
-            "a\u{3000}",
-            "\x0b\x0cq\x0c",
-            "        x",
-            "                \tdef f():  \r",
-            "                ",
-            "        \u{2003}        y",
-            "         ",
-            "       z",
-            "x        ",
-        ] {
-            assert_eq!(trim(s), s.trim(), "{s:?}");
-        }
     }
 
     #[test]

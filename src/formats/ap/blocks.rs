@@ -2,6 +2,7 @@
 //! directives and values, into pending modifications (`modifications.rs`
 //! turns them into edits).
 
+use crate::trim::is_blank;
 use pest::iterators::Pair;
 
 use super::ids::directive_id;
@@ -477,7 +478,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         directive: Span,
         what: &str,
     ) -> Result<PathRef, Reported> {
-        let Some(i) = lines.iter().position(|l| !l.text.trim().is_empty()) else {
+        let Some(i) = lines.iter().position(|l| !is_blank(l.text)) else {
             self.error(
                 directive,
                 format!("`{what}` without a path"),
@@ -497,11 +498,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 
     fn extra_path_lines(&mut self, lines: &[Line<'t>], from: usize) {
-        for line in lines
-            .iter()
-            .skip(from)
-            .filter(|l| !l.text.trim().is_empty())
-        {
+        for line in lines.iter().skip(from).filter(|l| !is_blank(l.text)) {
             if self.own.tolerant && line.text.trim_start().starts_with('#') {
                 self.warn(
                     Code::ToleratedFormatSlip,
@@ -538,7 +535,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                             .hint("each modification has one of each value; for another change, start a new modification with its action directive (`<ID> REPLACE`, …)"),
                     );
                 }
-                let blank = |l: &Line| l.text.trim().is_empty();
+                let blank = |l: &Line| is_blank(l.text);
                 let empty = if kw == "content" {
                     let lines = self.content_lines(value);
                     let empty = model::added(lines).all(|l| blank(&l));

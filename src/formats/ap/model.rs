@@ -5,6 +5,7 @@
 use crate::ir::{
     Action, Edit, Level, Levels, Line, Locator, NewLine, Place, RangeEnd, Reach, Span, Uniqueness,
 };
+use crate::trim::{is_blank, trim};
 
 /// What an ap modification does at the place it finds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,10 +42,7 @@ pub(super) struct Modification<'a> {
 
 /// A locator's normalised lines: blank ones dropped, the rest trimmed.
 fn normalise<'a>(lines: &'a [Line]) -> impl Iterator<Item = &'a str> + Clone {
-    lines
-        .iter()
-        .map(|l| l.text.trim())
-        .filter(|t| !t.is_empty())
+    lines.iter().map(|l| trim(l.text)).filter(|t| !t.is_empty())
 }
 
 /// What a modification's locator says, normalised (its anchor's lines,
@@ -216,8 +214,8 @@ pub(super) enum Base<'a> {
 pub(super) fn target<'a>(lines: &'a [Line<'a>]) -> Option<Target<'a>> {
     match trim_blank(lines, |l| l.text) {
         [] => None,
-        [one] if one.text.trim() == "^" => Some(Target::Start),
-        [one] if one.text.trim() == "$" => Some(Target::End),
+        [one] if trim(one.text) == "^" => Some(Target::Start),
+        [one] if trim(one.text) == "$" => Some(Target::End),
         lines => Some(Target::Lines(lines)),
     }
 }
@@ -230,7 +228,7 @@ fn trim_blank<T>(lines: &[T], text: impl Fn(&T) -> &str) -> &[T] {
 
 /// Where `lines` start and end without the blank ones at either end.
 fn unblank<T>(lines: &[T], text: impl Fn(&T) -> &str) -> (usize, usize) {
-    let blank = |l: &T| text(l).trim().is_empty();
+    let blank = |l: &T| is_blank(text(l));
     let end = lines.iter().rposition(|l| !blank(l)).map_or(0, |i| i + 1);
     let start = lines[..end].iter().position(|l| !blank(l)).unwrap_or(end);
     (start, end)
