@@ -7,6 +7,7 @@
 //! - `dirs.rs`: ap's whole-path operations (rename, delete, create a directory).
 //! - `edit.rs`: a file's edits to its new text: in the original, or in order.
 //! - `text.rs`: the one line splitter, the keys lines compare by, the line index.
+//! - `starts.rs`: where each line starts, in about two bytes a line.
 //! - `find.rs`: the match levels: where a block occurs, and the nearest text.
 //! - `locate.rs`: the one engine: each edit's anchor and block, at the match levels.
 //! - `extent.rs`: how far a found region reaches: range end, `scope_end`, blank lines.
@@ -56,6 +57,7 @@ pub mod plan;
 mod repeated;
 mod root;
 mod sequential;
+mod starts;
 mod text;
 pub mod tree;
 

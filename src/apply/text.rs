@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 
+use super::starts::Starts;
 use crate::ir::Level;
 use crate::trim::trim;
 
@@ -41,8 +42,9 @@ impl Region {
 pub struct FileText<'a> {
     pub text: &'a str,
     /// Byte offset of each line's start; one more entry holds `text.len()`.
-    /// `u32` halves the index; the planner refuses files of 4 GiB or more.
-    starts: Vec<u32>,
+    /// `u32`s (the planner refuses files of 4 GiB or more), about two
+    /// bytes a line ([`Starts`]).
+    starts: Starts,
     indexes: [OnceCell<Index>; KEYS],
     /// Per kind, the keys the patch is expected to look up, counted, and
     /// the index of only the lines of their pivots (see [`FileText::expect`]).
@@ -112,8 +114,13 @@ impl Index {
     /// The index of `n` lines, line `i`'s key hashing to `hash(i)`. Each
     /// line is hashed once (hashing every line twice took a tenth of a
     /// large apply).
-    fn new(n: usize, hash: impl Fn(usize) -> u64) -> Index {
-        Index::build((0..n).map(|i| ((hash(i) >> 32) as u32, i as u32)).collect())
+    fn new(hashes: impl Iterator<Item = u64>) -> Index {
+        Index::build(
+            hashes
+                .zip(0..)
+                .map(|(h, i)| ((h >> 32) as u32, i))
+                .collect(),
+        )
     }
 
     /// The index of `entries` (a key's top 32 hash bits and its line),
@@ -197,21 +204,21 @@ impl<'a> FileText<'a> {
     pub fn with_breaks(text: &'a str, lone_cr: bool) -> Self {
         debug_assert!(text.len() < u32::MAX as usize);
         let bytes = text.as_bytes();
-        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         // A byte-order mark belongs to the file, not to its first line.
-        starts.push(if text.starts_with('\u{feff}') { 3 } else { 0 });
-        if lone_cr {
-            starts.extend(
-                memchr::memchr2_iter(b'\n', b'\r', bytes)
-                    .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'))
-                    .map(|i| i as u32 + 1),
-            );
+        let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        // The last line's end, where the text does not end with a break.
+        let broken = text.ends_with('\n') || (lone_cr && text.ends_with('\r'));
+        let end = (text.len() != first as usize && !broken).then_some(text.len() as u32);
+        let lines = text.len() / 32 + 2;
+        let starts = if lone_cr {
+            let ends = memchr::memchr2_iter(b'\n', b'\r', bytes)
+                .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'));
+            let all = ends.map(|i| i as u32 + 1);
+            Starts::new(std::iter::once(first).chain(all).chain(end), lines)
         } else {
-            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
-        }
-        if *starts.last().unwrap_or(&0) as usize != text.len() {
-            starts.push(text.len() as u32);
-        }
+            let all = memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1);
+            Starts::new(std::iter::once(first).chain(all).chain(end), lines)
+        };
         FileText {
             text,
             starts,
@@ -228,7 +235,7 @@ impl<'a> FileText<'a> {
 
     /// Bytes before the first line: a byte-order mark, or nothing.
     pub fn prefix_len(&self) -> usize {
-        self.starts[0] as usize
+        self.starts.get(0) as usize
     }
 
     pub fn len(&self) -> usize {
@@ -241,19 +248,29 @@ impl<'a> FileText<'a> {
 
     /// Where line `i` starts; the text's end for `i >= len()`.
     pub fn start(&self, i: usize) -> usize {
-        self.starts[i.min(self.len())] as usize
+        self.starts.get(i.min(self.len())) as usize
     }
 
     /// Line `i` with its ending.
     pub fn raw(&self, i: usize) -> &'a str {
-        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize]
+        &self.text[self.starts.get(i) as usize..self.starts.get(i + 1) as usize]
     }
 
     /// Line `i` without its ending.
     pub fn line(&self, i: usize) -> &'a str {
-        let raw = self.raw(i);
-        let raw = raw.strip_suffix('\n').unwrap_or(raw);
-        raw.strip_suffix('\r').unwrap_or(raw)
+        without_eol(self.raw(i))
+    }
+
+    /// Every line without its ending, in order: a walk over all of them
+    /// without looking each one's start up.
+    pub fn lines(&self) -> impl Iterator<Item = &'a str> + '_ {
+        let mut starts = self.starts.iter();
+        let mut at = starts.next().unwrap_or(0) as usize;
+        starts.map(move |end| {
+            let raw = &self.text[at..end as usize];
+            at = end as usize;
+            without_eol(raw)
+        })
     }
 
     /// The ending of line `i`: `"\n"`, `"\r\n"` or `""` for a last line without one.
@@ -264,8 +281,8 @@ impl<'a> FileText<'a> {
 
     /// The byte span of lines `start..end`, without the final line end.
     pub fn span_of(&self, start: usize, end: usize) -> (usize, usize) {
-        let s = self.starts[start.min(self.len())] as usize;
-        let e = (self.starts[end.min(self.len())] as usize).max(s);
+        let s = self.starts.get(start.min(self.len())) as usize;
+        let e = (self.starts.get(end.min(self.len())) as usize).max(s);
         (s, s + self.text[s..e].trim_end_matches(['\n', '\r']).len())
     }
 
@@ -274,7 +291,7 @@ impl<'a> FileText<'a> {
     /// comparison.
     fn index(&self, kind: Key) -> &Index {
         self.indexes[kind as usize]
-            .get_or_init(|| Index::new(self.len(), |i| hash_key(&kind.of(self.line(i)))))
+            .get_or_init(|| Index::new(self.lines().map(|l| hash_key(&kind.of(l)))))
     }
 
     /// Says which keys of kind `kind` the lookups will ask for (before
@@ -290,8 +307,8 @@ impl<'a> FileText<'a> {
             return;
         }
         let mut keyed = vec![0u64; self.len().div_ceil(64)];
-        for i in 0..self.len() {
-            if let Some(c) = counts.get_mut(&hash_key(&kind.of(self.line(i)))) {
+        for (i, line) in self.lines().enumerate() {
+            if let Some(c) = counts.get_mut(&hash_key(&kind.of(line))) {
                 *c += 1;
                 keyed[i / 64] |= 1 << (i % 64);
             }
@@ -339,9 +356,9 @@ impl<'a> FileText<'a> {
     /// `None` once [`STRAYS`] keys have been.
     fn stray<'e>(&self, e: &'e Expected, h: u64, kind: Key) -> Option<&'e [(u32, u32)]> {
         let scan = || {
-            let entries = (0..self.len())
-                .filter(|&i| hash_key(&kind.of(self.line(i))) == h)
-                .map(|i| ((h >> 32) as u32, i as u32))
+            let entries = (self.lines().zip(0..))
+                .filter(|&(l, _)| hash_key(&kind.of(l)) == h)
+                .map(|(_, i)| ((h >> 32) as u32, i))
                 .collect();
             (h, entries)
         };
@@ -449,6 +466,12 @@ impl Key {
     }
 }
 
+/// A line without its `\n`, `\r\n` or `\r`.
+fn without_eol(raw: &str) -> &str {
+    let raw = raw.strip_suffix('\n').unwrap_or(raw);
+    raw.strip_suffix('\r').unwrap_or(raw)
+}
+
 /// The hash the line index files a key under: foldhash with a fixed seed
 /// (the same key hashes the same in every index of the run), sixteen bytes
 /// a step; collisions are checked anyway.
@@ -529,6 +552,19 @@ mod tests {
         assert_eq!((bom.len(), bom.line(0), bom.prefix_len()), (2, "first", 3));
         assert_eq!(FileText::new("\u{feff}").len(), 0);
         assert_eq!(FileText::new("x\n").len(), 1);
+        let end_cr = FileText::with_breaks("a\rb\r", true);
+        assert_eq!(
+            (end_cr.len(), end_cr.line(1), end_cr.eol(1)),
+            (2, "b", "\r")
+        );
+        assert_eq!(FileText::with_breaks("a\r", false).line(0), "a");
+        // Lines long enough that a run of 64 spans over 64 KiB.
+        let long: String = (0..200)
+            .map(|i| format!("{i}{}\n", "x".repeat(1500)))
+            .collect();
+        let f = FileText::new(&long);
+        assert_eq!(f.len(), 200);
+        assert!((0..200).all(|i| f.line(i) == format!("{i}{}", "x".repeat(1500))));
     }
 
     /// The index sorts in place, which scrambles a bucket: small buckets
