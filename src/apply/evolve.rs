@@ -107,6 +107,24 @@ impl Links {
         }
     }
 
+    /// The first original line at or after `id` whose links an edit
+    /// changed, or `n`. From an unchanged `id` the list runs `id, id + 1,
+    /// …` up to it: a line before it that an edit had removed, or linked
+    /// elsewhere, would have changed its neighbour's links too.
+    fn unchanged_until(&self, id: u32) -> u32 {
+        let changed = |w: usize| self.touched[w] | self.removed[w];
+        let mut w = id as usize / 64;
+        let mut bits = changed(w) & (!0u64 << (id % 64));
+        while bits == 0 {
+            w += 1;
+            if w == self.touched.len() {
+                return self.n;
+            }
+            bits = changed(w);
+        }
+        (w as u32 * 64 + bits.trailing_zeros()).min(self.n)
+    }
+
     fn get_mut(&mut self, id: u32) -> &mut Node {
         if id >= self.n {
             return &mut self.added[(id - self.n) as usize];
@@ -549,6 +567,21 @@ impl<'f, 'p> Evolving<'f, 'p> {
         out.push_original(0, file.prefix_len());
         let mut at = self.head;
         while at != NIL {
+            // A run of original lines no edit touched, written as one piece.
+            let end = match at < n as u32 {
+                true => self.nodes.unchanged_until(at),
+                false => at,
+            };
+            if end > at {
+                (at..end).for_each(&mut line);
+                out.push_original(file.start(at as usize), file.start(end as usize));
+                let last = end as usize == n;
+                if last && file.eol(n - 1).is_empty() {
+                    out.push_text(dominant);
+                }
+                at = if last { NIL } else { end };
+                continue;
+            }
             line(at);
             let node = self.nodes.get(at);
             let src = self.src(at);

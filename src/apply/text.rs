@@ -455,6 +455,7 @@ impl Key {
         }
     }
 
+    #[inline]
     pub fn of(self, line: &str) -> Cow<'_, str> {
         match self {
             Key::Exact => Cow::Borrowed(line),
