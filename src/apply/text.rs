@@ -210,7 +210,9 @@ impl<'a> FileText<'a> {
         let broken = text.ends_with('\n') || (lone_cr && text.ends_with('\r'));
         let end = (text.len() != first as usize && !broken).then_some(text.len() as u32);
         let lines = text.len() / 32 + 2;
-        let starts = if lone_cr {
+        // A lone `\r` needs a `\r` first: one search for it spares most
+        // files the two-byte search.
+        let starts = if lone_cr && memchr::memchr(b'\r', bytes).is_some() {
             let ends = memchr::memchr2_iter(b'\n', b'\r', bytes)
                 .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'));
             let all = ends.map(|i| i as u32 + 1);

@@ -2,7 +2,7 @@
 //! directives and values, into pending modifications (`modifications.rs`
 //! turns them into edits).
 
-use crate::trim::is_blank;
+use crate::trim::{is_blank, trim};
 use pest::iterators::Pair;
 
 use super::ids::directive_id;
@@ -306,7 +306,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             let span = Span::new(start, start + text.len());
             start += next - at;
             at = next;
-            let t = text.trim_start();
+            let t = trim(text);
             if t.starts_with("```") || t.starts_with("~~~") {
                 fenced = !fenced;
             }
