@@ -7,6 +7,7 @@
 //! edited line instead; the commit streams them to the file.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
 use crate::lossless;
 
@@ -21,6 +22,9 @@ pub struct Output<'p> {
     /// file's: a new file's content that edits then applied to (ap
     /// `CREATE` or `RECREATE` followed by modifications).
     base: Option<String>,
+    /// Whether `original` carries escaped bytes, asked once: the commit
+    /// asks for the pieces' bytes and the original's.
+    escapes: OnceCell<bool>,
 }
 
 /// A range of the original, or a slice of the patch text: 16 bytes (a
@@ -147,6 +151,7 @@ impl<'p> Output<'p> {
             original,
             pieces: pieces.0,
             base: None,
+            escapes: OnceCell::new(),
         }
     }
 
@@ -157,6 +162,7 @@ impl<'p> Output<'p> {
             original,
             pieces: pieces.0,
             base: Some(base),
+            escapes: OnceCell::new(),
         }
     }
 
@@ -167,6 +173,7 @@ impl<'p> Output<'p> {
             original: earlier.original,
             pieces: self.pieces,
             base: Some(self.base.unwrap_or(self.original)),
+            escapes: earlier.escapes,
         }
     }
 
@@ -219,8 +226,19 @@ impl<'p> Output<'p> {
     /// When none does (the usual case), one list of slices of the text
     /// itself, 16 bytes a piece: the commit's peak, where a large edited
     /// file has tens of thousands of pieces.
+    /// Whether a piece carries escaped bytes is asked of the text its
+    /// ranges index into once, not of each range (a second pass over a
+    /// large file's bytes).
     pub fn bytes(&self) -> Bytes<'_> {
-        if self.texts().all(|t| !lossless::has_escapes(t)) {
+        let source = match &self.base {
+            Some(base) => lossless::has_escapes(base),
+            None => self.original_escapes(),
+        };
+        let escapes = |p: &Piece| match p {
+            Piece::Original(..) => false,
+            Piece::Text(t) => lossless::has_escapes(t),
+        };
+        if !source && !self.pieces.iter().any(escapes) {
             Bytes::Plain(self.texts().map(str::as_bytes).collect())
         } else {
             Bytes::Encoded(self.texts().map(lossless::encode).collect())
@@ -229,7 +247,16 @@ impl<'p> Output<'p> {
 
     /// The original file's bytes, for the rollback.
     pub fn original_bytes(&self) -> Cow<'_, [u8]> {
-        lossless::encode(&self.original)
+        match self.original_escapes() {
+            false => Cow::Borrowed(self.original.as_bytes()),
+            true => lossless::encode(&self.original),
+        }
+    }
+
+    fn original_escapes(&self) -> bool {
+        *self
+            .escapes
+            .get_or_init(|| lossless::has_escapes(&self.original))
     }
 
     pub fn len(&self) -> usize {
