@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 
-use super::starts::Starts;
+use super::starts::{newlines, Starts};
 use crate::ir::Level;
 use crate::trim::trim;
 
@@ -218,7 +218,7 @@ impl<'a> FileText<'a> {
             let all = ends.map(|i| i as u32 + 1);
             Starts::new(std::iter::once(first).chain(all).chain(end), lines)
         } else {
-            let all = memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1);
+            let all = newlines(bytes).map(|i| i as u32 + 1);
             Starts::new(std::iter::once(first).chain(all).chain(end), lines)
         };
         FileText {
