@@ -42,6 +42,7 @@ pub mod unwrap;
 // what they attack); it is no part of the API and may change.
 #[doc(hidden)]
 pub mod ir;
+mod newlines;
 mod review;
 mod trim;
 mod validate;

@@ -13,8 +13,9 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 
-use super::starts::{newlines, Starts};
+use super::starts::Starts;
 use crate::ir::Level;
+use crate::newlines::newlines;
 use crate::trim::trim;
 
 /// Lines `start..end` of a file.

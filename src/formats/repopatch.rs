@@ -14,6 +14,7 @@
 //!   in doubt, `blank_line_prefix` warnings where a blank line's block is
 //!   fixed by where it stands.
 
+use crate::newlines::newlines;
 use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
@@ -469,9 +470,15 @@ impl<'a> Lowering<'a, Repopatch> {
         for p in block.into_inner() {
             let rule = p.as_rule();
             if let Rule::old_run | Rule::new_run = rule {
-                for line in p.as_str().split_inclusive('\n') {
-                    lines.push(Line::of(content(line, 2)));
+                // Every line of a run ends with `\n` (the grammar's
+                // line rules).
+                let run = p.as_str();
+                let mut at = 0;
+                for end in newlines(run.as_bytes()) {
+                    lines.push(Line::of(content(&run[at..=end], 2)));
+                    at = end + 1;
                 }
+                debug_assert_eq!(at, run.len(), "a run ends with its line end");
                 continue;
             }
             let span = self.line_span(&p);

@@ -2,6 +2,7 @@
 //! directives and values, into pending modifications (`modifications.rs`
 //! turns them into edits).
 
+use crate::newlines::newlines;
 use crate::trim::{is_blank, trim};
 use pest::iterators::Pair;
 
@@ -297,7 +298,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         // Each line's end and where the next starts (a last line without
         // `\n`, which the grammar never leaves, would end the text).
         let unended = !text.is_empty() && !text.ends_with('\n');
-        let ends = memchr::memchr_iter(b'\n', bytes)
+        let ends = newlines(bytes)
             .map(|e| (e, e + 1))
             .chain(unended.then_some((text.len(), text.len())));
         let mut at = 0;
