@@ -112,8 +112,8 @@ struct Index {
 }
 
 impl Index {
-    /// The index of `n` lines, line `i`'s key hashing to `hash(i)`. Each
-    /// line is hashed once (hashing every line twice took a tenth of a
+    /// The index of a file's lines, the `i`-th of `hashes` being line `i`'s
+    /// key's hash. Each line is hashed once (hashing every line twice took a tenth of a
     /// large apply).
     fn new(hashes: impl Iterator<Item = u64>) -> Index {
         Index::build(
