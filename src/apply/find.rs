@@ -7,12 +7,12 @@
 //! the block has. Either way a search walks only the positions of the
 //! block's rarest line in that level's line index.
 
-use crate::trim::trim;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::text::{counted, hash_key, mark_pivot, soft_eq, Counts, FileText, Key, Region};
 use crate::ir::{Edit, Hint, Level, Line, RangeEnd};
+use crate::trim::trim;
 
 /// A block as a level compares it: each line's key, blank lines dropped
 /// where the level skips them.

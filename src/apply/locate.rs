@@ -609,14 +609,18 @@ impl Part {
     }
 }
 
-/// The lines an edit adds, in order (ap's content).
+/// The lines of an edit's new block, in order (ap's content), kept lines
+/// as the patch gives them.
+pub fn new_block<'e, 'a>(edit: &'e Edit<'a>) -> impl DoubleEndedIterator<Item = Line<'a>> + 'e {
+    edit.new_lines().map(|n| match n {
+        New::Keep(j) => edit.old[j],
+        New::Add(l) => l,
+    })
+}
+
+/// [`new_block`], as a list.
 pub fn new_lines<'a>(edit: &Edit<'a>) -> Vec<Line<'a>> {
-    edit.new_lines()
-        .map(|n| match n {
-            New::Keep(j) => edit.old[j],
-            New::Add(l) => l,
-        })
-        .collect()
+    new_block(edit).collect()
 }
 
 impl Locating<'_, '_> {

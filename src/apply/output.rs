@@ -226,6 +226,7 @@ impl<'p> Output<'p> {
     /// When none does (the usual case), one list of slices of the text
     /// itself, 16 bytes a piece: the commit's peak, where a large edited
     /// file has tens of thousands of pieces.
+    ///
     /// Whether a piece carries escaped bytes is asked of the text its
     /// ranges index into once, not of each range (a second pass over a
     /// large file's bytes).

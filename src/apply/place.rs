@@ -7,10 +7,10 @@
 use super::extent::{depth, indent};
 use super::find::{self, Want};
 use super::indent::Indent;
-use super::locate::{new_lines, Locating, Miss, Part, Placed};
+use super::locate::{new_block, new_lines, Locating, Miss, Part, Placed};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
-use crate::ir::{Edit, Level, Line, NestingGuard, New, Place};
+use crate::ir::{Edit, Level, Line, NestingGuard, Place};
 use crate::trim::{is_blank, trim};
 
 impl Locating<'_, '_> {
@@ -256,15 +256,12 @@ impl Locating<'_, '_> {
                     .filter(|t| !t.is_empty()),
             );
             let edit = &edits[p.edit()];
-            for new in edit.new_lines().rev() {
-                let text = match new {
-                    New::Keep(j) => trim(edit.old[j].text),
-                    New::Add(l) => trim(l.text),
-                };
-                if !text.is_empty() {
-                    seen.push(text);
-                }
-            }
+            seen.extend(
+                new_block(edit)
+                    .rev()
+                    .map(|l| trim(l.text))
+                    .filter(|t| !t.is_empty()),
+            );
             pos = p.at().start;
         }
         if seen.len() < need {

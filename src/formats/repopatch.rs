@@ -14,7 +14,6 @@
 //!   in doubt, `blank_line_prefix` warnings where a blank line's block is
 //!   fixed by where it stands.
 
-use crate::newlines::newlines;
 use pest::iterators::Pair;
 use pest::Parser;
 use pest_derive::Parser;
@@ -26,6 +25,7 @@ use crate::ir::{
     Action, Advice, Edit, FileOp, Levels, Line, Locator, NewLine, NewText, Patch, PathRef, Policy,
     Span, Uniqueness,
 };
+use crate::newlines::newlines;
 
 #[derive(Parser)]
 #[grammar = "../grammars/repopatch.pest"]

@@ -2,12 +2,12 @@
 //! directives and values, into pending modifications (`modifications.rs`
 //! turns them into edits).
 
-use crate::newlines::newlines;
-use crate::trim::{is_blank, trim};
 use pest::iterators::Pair;
 
 use super::ids::directive_id;
 use super::*;
+use crate::newlines::newlines;
+use crate::trim::{is_blank, trim};
 
 pub(super) type Lower<'t> = Lowering<'t, Ap<'t>>;
 

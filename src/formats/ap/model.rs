@@ -99,23 +99,23 @@ fn repeated_locators(mods: &[Modification]) -> Vec<bool> {
     hashed.sort_unstable();
     let mut repeated = vec![false; mods.len()];
     for group in hashed.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-        // One member of each distinct key, and how many have it.
-        let mut distinct: Vec<(u32, usize)> = vec![];
+        // Each distinct key and how many have it; each member's key.
+        let mut distinct: Vec<(LocatorKey, usize)> = vec![];
+        let mut member = Vec::with_capacity(group.len());
         for &(_, i) in group {
             let key = keys[i as usize].expect("hashed keys exist");
-            match distinct
-                .iter_mut()
-                .find(|(j, _)| keys[*j as usize].is_some_and(|k| k.same(key)))
-            {
-                Some((_, n)) => *n += 1,
-                None => distinct.push((i, 1)),
-            }
+            let d = match distinct.iter().position(|(k, _)| k.same(key)) {
+                Some(d) => d,
+                None => {
+                    distinct.push((key, 0));
+                    distinct.len() - 1
+                }
+            };
+            distinct[d].1 += 1;
+            member.push(d);
         }
-        for &(_, i) in group {
-            let key = keys[i as usize].expect("hashed keys exist");
-            repeated[i as usize] = distinct
-                .iter()
-                .any(|&(j, n)| n > 1 && keys[j as usize].is_some_and(|k| k.same(key)));
+        for (&(_, i), d) in group.iter().zip(member) {
+            repeated[i as usize] = distinct[d].1 > 1;
         }
     }
     repeated
