@@ -158,6 +158,17 @@ impl Out<'_, '_> {
         // strip) extends the run of original text before it; only a line
         // to reshape ends the run. Byte checks on the line starts, no
         // piece per line: ap 3.1 writes every file this way.
+        let (start, end) = (file.start(from), file.start(to));
+        if self.eol == "\n" && memchr::memchr(b'\r', &file.text.as_bytes()[start..end]).is_none() {
+            self.lf_only(start, end);
+        } else {
+            self.by_line(from, to);
+        }
+    }
+
+    /// [`Out::original`], whole, one line at a time.
+    fn by_line(&mut self, from: usize, to: usize) {
+        let file = self.file;
         let text = file.text.as_bytes();
         let eol = self.eol.as_bytes();
         let mut run = file.start(from);
@@ -185,5 +196,90 @@ impl Out<'_, '_> {
             run = e;
         }
         self.b.push_original(run, file.start(to));
+    }
+
+    /// [`Out::original`] for the text `start..end`, whose every line ends
+    /// with `\n` (but perhaps the file's last), the ending to write: only
+    /// trailing blanks (or no ending) make a line to reshape. Those are
+    /// found by searching the text for a blank before a line feed, not by
+    /// visiting each line.
+    fn lf_only(&mut self, start: usize, end: usize) {
+        let text = self.file.text;
+        let bytes = &text.as_bytes()[start..end];
+        let mut blank_ends: Vec<usize> = match self.strip {
+            true => [&b" \n"[..], b"\t\n"]
+                .iter()
+                .flat_map(|pair| memchr::memmem::find_iter(bytes, pair))
+                .map(|at| start + at + 1)
+                .collect(),
+            false => vec![],
+        };
+        blank_ends.sort_unstable();
+        // A last line without an ending gets one.
+        let last = memchr::memrchr(b'\n', bytes).map_or(start, |at| start + at + 1);
+        let unended = (last < end).then_some(end);
+        let mut run = start;
+        for stop in blank_ends.into_iter().chain(unended) {
+            let line = memchr::memrchr(b'\n', &text.as_bytes()[start..stop])
+                .map_or(start, |at| start + at + 1);
+            let kept = match self.strip {
+                true => text[line..stop].trim_end_matches([' ', '\t']),
+                false => &text[line..stop],
+            };
+            self.b.push_original(run, line);
+            self.b.push_original(line, line + kept.len());
+            self.b.push_text(self.eol);
+            run = (stop + 1).min(end);
+        }
+        self.b.push_original(run, end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apply::output::Output;
+
+    /// The walk over line feeds writes what the walk over each line does,
+    /// for every range of lines, stripped or not.
+    #[test]
+    fn lf_only_writes_what_each_line_does() {
+        let texts = [
+            "",
+            "a\n",
+            "a \n\tb\t\n\n  \nc",
+            "x\ny  \n",
+            "   ",
+            "a\n\n",
+            "\u{feff}a \nb\n",
+            "tab\t\t\nend \t",
+            " \t \n\n\t",
+        ];
+        for text in texts {
+            let file = FileText::with_breaks(text, false);
+            for strip in [true, false] {
+                for from in 0..=file.len() {
+                    for to in from..=file.len() {
+                        let write = |fast: bool| {
+                            let mut out = Out {
+                                b: Builder::new(text),
+                                file: &file,
+                                eol: "\n",
+                                whole: true,
+                                strip,
+                            };
+                            let (start, end) = (file.start(from), file.start(to));
+                            match fast {
+                                true => out.lf_only(start, end),
+                                false => out.by_line(from, to),
+                            }
+                            Output::new(text.to_string(), out.b.finish()).to_text()
+                        };
+                        let want = write(false);
+                        assert_eq!(write(true), want, "{text:?} {from}..{to} strip {strip}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -634,4 +634,23 @@ fn translator_refuses_what_lark_cannot_say() {
         "start = { a }\n/// lark: inline\na = @{ b }\n/// lark: inline\nb = @{ \"x\" }",
         "a",
     );
+    // PEG's `x | a+ ~ x` and `x | p ~ x`, the usual case tried first,
+    // read as `a* x` and `p? x`; other choices stay choices.
+    let ok = lark::export(
+        "start = { (x | y | b+ ~ (x | y)) ~ (z | \"p\" ~ z) ~ (x | y ~ z) }\nx = { \"x\" }\ny = { \"y\" }\nb = { \"b\" }\nz = { \"z\" }",
+        "start",
+    )
+    .unwrap();
+    assert!(
+        ok.contains("start: b* (x | y) \"p\"? z (x | y z)\n"),
+        "{ok}"
+    );
+    // One marked `lark: exported as` another is written as that one, and
+    // a text that needs it is outside the language; the other must exist.
+    let src = "start = { line+ }\n/// lark: exported as narrow, test\nline = @{ (!\"\\n\" ~ ANY)* ~ \"\\n\" }\nnarrow = @{ \"+\" ~ \"\\n\" }";
+    let ok = lark::export(src, "start").unwrap();
+    assert!(ok.ends_with("start: NARROW+\nNARROW: \"+\\n\"\n"), "{ok}");
+    assert_eq!(lark::omitted_rules(src).unwrap(), ["line"]);
+    refused("start = { a }\n/// lark: exported as b\na = { \"x\" }", "a");
+    refused("start = { a }\n/// lark: exported as a\na = { \"x\" }", "a");
 }

@@ -16,6 +16,14 @@
 //!   tokens pest keeps (one for the whole match), never the language. One
 //!   that says `lark: inline` is written out where it is used, as if the
 //!   grammar had never named it (it cannot refer to itself).
+//! - A rule whose doc comment says `lark: exported as other` is written as
+//!   `other` wherever it is used. `other` must accept only text the rule
+//!   accepts (the comment says why), so the export can only shrink, as
+//!   with `lark: omit`: a parser's shortcut (one rule where the export
+//!   needs a narrower one) costs the export nothing.
+//! - A choice written so that PEG tries the usual case first, `x | a+ ~ x`
+//!   or `x | p ~ x`, is written `a* x` or `p? x`: the same language, as
+//!   it reads.
 //! - `!(c1 | c2 | 'a'..'z') ~ ANY` becomes a negated character class.
 //!   Any other lookahead is refused, unless the rule's doc comment says
 //!   `lark: lookahead only disambiguates` and explains why dropping it
@@ -62,11 +70,14 @@ const OMIT: &str = "lark: omit";
 const DROP_LOOKAHEAD: &str = "lark: lookahead only disambiguates";
 const AS_RULE: &str = "lark: a rule";
 const INLINE: &str = "lark: inline";
+const EXPORTED_AS: &str = "lark: exported as ";
 
 struct Def {
     expr: Expr,
     atomic: bool,
     inline: bool,
+    /// The rule written in its place (`lark: exported as`).
+    exported_as: Option<String>,
     omit: bool,
     drop_lookahead: bool,
 }
@@ -138,11 +149,13 @@ pub fn export_with(
     Ok(out)
 }
 
-/// The rules documented `lark: omit`: parsed for their diagnostics, absent from the export.
+/// The rules documented `lark: omit` (parsed for their diagnostics,
+/// absent from the export) or `lark: exported as` a narrower rule: a text
+/// that needs one of them is outside the export's language.
 pub fn omitted_rules(pest_src: &str) -> Result<Vec<String>, ExportError> {
     Ok(load(pest_src)?
         .into_iter()
-        .filter(|(_, d)| d.omit)
+        .filter(|(_, d)| d.omit || d.exported_as.is_some())
         .map(|(n, _)| n)
         .collect())
 }
@@ -223,6 +236,13 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
                     .lines()
                     .any(|l| l.starts_with(AS_RULE) || l.starts_with(INLINE)),
             inline: doc.lines().any(|l| l.starts_with(INLINE)),
+            exported_as: doc.lines().find_map(|l| {
+                let rest = l.strip_prefix(EXPORTED_AS)?;
+                let end = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                Some(rest[..end].to_string())
+            }),
             omit: doc.lines().any(|l| l.starts_with(OMIT)),
             drop_lookahead: doc.lines().any(|l| l.starts_with(DROP_LOOKAHEAD)),
             expr: rule.expr,
@@ -233,13 +253,23 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
 }
 
 /// The grammar with every `lark: inline` rule written out where it is
-/// used, and gone as a rule.
+/// used, every `lark: exported as` rule replaced by the one it names, and
+/// both gone as rules.
 fn inline(mut defs: BTreeMap<String, Def>) -> Result<BTreeMap<String, Def>, ExportError> {
-    let inlined: BTreeMap<String, Expr> = defs
-        .iter()
-        .filter(|(_, d)| d.inline)
-        .map(|(n, d)| (n.clone(), d.expr.clone()))
-        .collect();
+    let mut inlined: BTreeMap<String, Expr> = BTreeMap::new();
+    for (name, def) in &defs {
+        if def.inline {
+            inlined.insert(name.clone(), def.expr.clone());
+        } else if let Some(other) = &def.exported_as {
+            if !defs.contains_key(other) || other == name {
+                return Err(err(
+                    name,
+                    &format!("exported as `{other}`, which is no other rule"),
+                ));
+            }
+            inlined.insert(name.clone(), Expr::Ident(other.clone()));
+        }
+    }
     for (name, expr) in &inlined {
         let mut used = vec![];
         idents(expr, &mut used);
@@ -250,7 +280,7 @@ fn inline(mut defs: BTreeMap<String, Def>) -> Result<BTreeMap<String, Def>, Expo
             ));
         }
     }
-    defs.retain(|_, d| !d.inline);
+    defs.retain(|_, d| !d.inline && d.exported_as.is_none());
     for def in defs.values_mut() {
         def.expr = def.expr.clone().map_bottom_up(|e| match e {
             Expr::Ident(name) if inlined.contains_key(&name) => inlined[&name].clone(),
@@ -428,6 +458,13 @@ fn rebuild_seq(items: Vec<Expr>) -> Expr {
         .unwrap_or(Expr::Str(String::new()))
 }
 
+fn rebuild_choice(alts: Vec<Expr>) -> Expr {
+    alts.into_iter()
+        .rev()
+        .reduce(|acc, e| Expr::Choice(Box::new(e), Box::new(acc)))
+        .unwrap_or(Expr::Str(String::new()))
+}
+
 fn lark_name(name: &str, terminal: bool) -> String {
     if terminal {
         name.to_ascii_uppercase()
@@ -583,6 +620,10 @@ impl Cx<'_> {
                 };
                 (parts.join(" "), prec)
             }
+            Expr::Choice(..) if self.optional_prefix(&flatten_choice(expr))?.is_some() => {
+                let text = self.optional_prefix(&flatten_choice(expr))?;
+                (text.expect("checked in the guard"), Prec::Seq)
+            }
             Expr::Choice(..) => {
                 let alts = flatten_choice(expr);
                 let mut parts = vec![];
@@ -627,6 +668,32 @@ impl Cx<'_> {
         } else {
             text
         })
+    }
+
+    /// Alternatives `x | p ~ x` (where PEG tries the usual `x` first, and
+    /// `x` may be a choice itself) as Lark's `p? x`, and `x | a+ ~ x` as
+    /// `a* x`: the same language, written as it reads. `None` when the
+    /// last alternative does not end with the others.
+    fn optional_prefix(&mut self, alts: &[Expr]) -> Result<Option<String>, ExportError> {
+        let Some((last, before)) = alts.split_last() else {
+            return Ok(None);
+        };
+        if before.is_empty() {
+            return Ok(None);
+        }
+        let x = self.emit(&rebuild_choice(before.to_vec()), Prec::Seq)?;
+        let items = flatten_seq(last);
+        for k in 1..items.len() {
+            if self.emit(&rebuild_seq(items[k..].to_vec()), Prec::Seq)? != x {
+                continue;
+            }
+            let p = match rebuild_seq(items[..k].to_vec()) {
+                Expr::RepOnce(a) => format!("{}*", self.emit_atom(&a)?),
+                p => format!("{}?", self.emit_atom(&p)?),
+            };
+            return Ok(Some(format!("{p} {x}")));
+        }
+        Ok(None)
     }
 
     fn emit_atom(&mut self, expr: &Expr) -> Result<String, ExportError> {
