@@ -78,7 +78,7 @@ pub fn relaxed_by<'f>(
         if k == 0 && level == Level::SoftStart {
             continue;
         }
-        pairs.push((leading(old.text).to_string(), leading(have).to_string()));
+        pairs.push((leading(old.text), leading(have)));
     }
     if !level.skips_blank_lines() {
         return Indent::from_pairs(pairs);
@@ -114,10 +114,16 @@ fn only(ws: &str, c: u8) -> bool {
 }
 
 impl Indent {
-    fn from_pairs(mut pairs: Vec<(String, String)>) -> Option<Indent> {
+    /// The pairs are borrowed: most matches indent as the patch does, and
+    /// are answered before anything is copied.
+    fn from_pairs(pairs: Vec<(&str, &str)>) -> Option<Indent> {
         if pairs.iter().all(|(p, f)| p == f) {
             return None;
         }
+        let mut pairs: Vec<(String, String)> = pairs
+            .into_iter()
+            .map(|(p, f)| (p.to_string(), f.to_string()))
+            .collect();
         // One file indentation for each patch indentation: the first old
         // line's, where the patch indents lines alike that the file does
         // not (its block was not merely shifted).
@@ -291,11 +297,7 @@ mod tests {
     use super::*;
 
     fn pairs(p: &[(&str, &str)]) -> Indent {
-        let pairs = p
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
-        Indent::from_pairs(pairs).expect("a mapping")
+        Indent::from_pairs(p.to_vec()).expect("a mapping")
     }
 
     #[test]
@@ -333,6 +335,6 @@ mod tests {
         let odd = pairs(&[("  ", "    "), ("    ", "\t\t")]);
         assert_eq!(odd.map("  x").as_deref(), Some("    "));
         assert_eq!(odd.map("      x"), None);
-        assert!(Indent::from_pairs(vec![("  ".into(), "  ".into())]).is_none());
+        assert!(Indent::from_pairs(vec![("  ", "  ")]).is_none());
     }
 }

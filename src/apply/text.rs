@@ -309,11 +309,17 @@ impl<'a> FileText<'a> {
         if self.expected[kind as usize].get().is_some() || counts.is_empty() {
             return;
         }
+        // Each line with a key, as a bit, and its key's tag (the hash's top
+        // 16 bits), in order: the second pass hashes again only the lines
+        // whose tag is a pivot's, not every line with a key.
         let mut keyed = vec![0u64; self.len().div_ceil(64)];
+        let mut tags: Vec<u16> = vec![];
         for (i, line) in self.lines().enumerate() {
-            if let Some(c) = counts.get_mut(&hash_key(&kind.of(line))) {
+            let h = hash_key(&kind.of(line));
+            if let Some(c) = counts.get_mut(&h) {
                 *c += 1;
                 keyed[i / 64] |= 1 << (i % 64);
+                tags.push(tag(h));
             }
         }
         pivots(&mut counts);
@@ -322,12 +328,22 @@ impl<'a> FileText<'a> {
         // rest of the map goes, a third of a large file's index.
         counts.retain(|_, c| *c & PIVOT != 0);
         counts.shrink_to_fit();
+        let mut pivot_tags = vec![0u64; (1 << 16) / 64];
+        for &h in counts.keys() {
+            let t = usize::from(tag(h));
+            pivot_tags[t / 64] |= 1 << (t % 64);
+        }
+        let is_pivot_tag = |t: u16| pivot_tags[usize::from(t) / 64] >> (t % 64) & 1 == 1;
         let mut entries = vec![];
+        let mut tags = tags.into_iter();
         for (w, &bits) in keyed.iter().enumerate() {
             let mut bits = bits;
             while bits != 0 {
                 let i = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
+                if !tags.next().is_some_and(is_pivot_tag) {
+                    continue;
+                }
                 let h = hash_key(&kind.of(self.line(i)));
                 if counts.contains_key(&h) {
                     entries.push(((h >> 32) as u32, i as u32));
@@ -468,6 +484,11 @@ impl Key {
             Key::Undecorated => Cow::Borrowed(strip_decoration(trim(line))),
         }
     }
+}
+
+/// A key hash's top 16 bits.
+fn tag(h: u64) -> u16 {
+    (h >> 48) as u16
 }
 
 /// A line without its `\n`, `\r\n` or `\r`.
