@@ -98,7 +98,7 @@ impl Locating<'_, '_> {
         let content = || new_lines(edit);
         match edit.place {
             Place::Replace => {
-                if skip && !edit.new.is_empty() && self.reads_as(region, &content()) {
+                if skip && !edit.new.is_empty() && self.reads_as(region, edit) {
                     self.done_already(edit, region.end, "the target already reads as the content");
                     return Ok(None);
                 }
@@ -216,15 +216,24 @@ impl Locating<'_, '_> {
             })
     }
 
-    /// Whether the non-blank lines of `region` are `content`'s.
-    fn reads_as(&self, region: Region, content: &[Line]) -> bool {
-        let want = Want::new(content, Level::BlankLinesIgnored);
-        let Some(first) = (region.start..region.end).find(|&l| !self.file.is_blank(l)) else {
-            return false;
-        };
-        find::match_at(self.file, first, &want).is_some_and(|r| {
-            r.end <= region.end && (r.end..region.end).all(|l| self.file.is_blank(l))
-        })
+    /// Whether the non-blank lines of `region` are those of `edit`'s new
+    /// block (surrounding whitespace aside), and there is one at least.
+    /// Compared a line at a time, nothing collected: a replacement not yet
+    /// made usually differs at its first line.
+    fn reads_as(&self, region: Region, edit: &Edit) -> bool {
+        let filled = |t: &&str| !t.is_empty();
+        let mut have = (region.start..region.end)
+            .map(|l| trim(self.file.line(l)))
+            .filter(filled);
+        let mut want = new_block(edit).map(|l| trim(l.text)).filter(filled);
+        let mut any = false;
+        loop {
+            match (have.next(), want.next()) {
+                (Some(a), Some(b)) if a == b => any = true,
+                (None, None) => return any,
+                _ => return false,
+            }
+        }
     }
 
     /// The lines `content` covers when its non-blank lines come next from
