@@ -37,8 +37,11 @@ enum Convert {
     TabsToSpaces(usize),
 }
 
+/// The spaces and tabs `s` starts with (counted as bytes: a pattern of
+/// chars decoded each one, on every line of every match).
 pub fn leading(s: &str) -> &str {
-    &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]
+    let n = s.bytes().take_while(|&b| b == b' ' || b == b'\t').count();
+    &s[..n]
 }
 
 /// The mapping a match at `level` implies, from the non-blank old lines
