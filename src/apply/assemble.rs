@@ -156,8 +156,9 @@ impl Out<'_, '_> {
         }
         // A line already as it should be (its ending is `eol`, nothing to
         // strip) extends the run of original text before it; only a line
-        // to reshape ends the run. Byte checks on the line starts, no
-        // piece per line: ap 3.1 writes every file this way.
+        // to reshape ends the run, and no line gets a piece of its own:
+        // ap 3.1 writes every file this way. Where every break is `\n`,
+        // the lines to reshape are searched for.
         let (start, end) = (file.start(from), file.start(to));
         if self.eol == "\n" && memchr::memchr(b'\r', &file.text.as_bytes()[start..end]).is_none() {
             self.lf_only(start, end);
@@ -166,7 +167,8 @@ impl Out<'_, '_> {
         }
     }
 
-    /// [`Out::original`], whole, one line at a time.
+    /// [`Out::original`], whole, one line at a time: byte checks on the
+    /// line starts.
     fn by_line(&mut self, from: usize, to: usize) {
         let file = self.file;
         let text = file.text.as_bytes();

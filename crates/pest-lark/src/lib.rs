@@ -458,6 +458,16 @@ fn rebuild_seq(items: Vec<Expr>) -> Expr {
         .unwrap_or(Expr::Str(String::new()))
 }
 
+/// `text`, of precedence `prec`, in parentheses where `outer` binds
+/// tighter.
+fn wrap(text: String, prec: Prec, outer: Prec) -> String {
+    if prec < outer && !text.is_empty() {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
 fn rebuild_choice(alts: Vec<Expr>) -> Expr {
     alts.into_iter()
         .rev()
@@ -620,12 +630,11 @@ impl Cx<'_> {
                 };
                 (parts.join(" "), prec)
             }
-            Expr::Choice(..) if self.optional_prefix(&flatten_choice(expr))?.is_some() => {
-                let text = self.optional_prefix(&flatten_choice(expr))?;
-                (text.expect("checked in the guard"), Prec::Seq)
-            }
             Expr::Choice(..) => {
                 let alts = flatten_choice(expr);
+                if let Some(text) = self.optional_prefix(&alts)? {
+                    return Ok(wrap(text, Prec::Seq, outer));
+                }
                 let mut parts = vec![];
                 for alt in &alts {
                     let part = self.emit(alt, Prec::Seq)?;
@@ -663,11 +672,7 @@ impl Cx<'_> {
             #[allow(unreachable_patterns)]
             _ => return self.fail("this pest construct has no Lark equivalent"),
         };
-        Ok(if prec < outer && !text.is_empty() {
-            format!("({text})")
-        } else {
-            text
-        })
+        Ok(wrap(text, prec, outer))
     }
 
     /// Alternatives `x | p ~ x` (where PEG tries the usual `x` first, and
@@ -687,11 +692,15 @@ impl Cx<'_> {
             if self.emit(&rebuild_seq(items[k..].to_vec()), Prec::Seq)? != x {
                 continue;
             }
-            let p = match rebuild_seq(items[..k].to_vec()) {
-                Expr::RepOnce(a) => format!("{}*", self.emit_atom(&a)?),
-                p => format!("{}?", self.emit_atom(&p)?),
+            let (prefix, star) = match rebuild_seq(items[..k].to_vec()) {
+                Expr::RepOnce(a) => (*a, "*"),
+                p => (p, "?"),
             };
-            return Ok(Some(format!("{p} {x}")));
+            let p = self.emit(&prefix, Prec::Atom)?;
+            if p.is_empty() {
+                return Ok(None);
+            }
+            return Ok(Some(format!("{p}{star} {x}")));
         }
         Ok(None)
     }
