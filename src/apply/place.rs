@@ -221,19 +221,9 @@ impl Locating<'_, '_> {
     /// Compared a line at a time, nothing collected: a replacement not yet
     /// made usually differs at its first line.
     fn reads_as(&self, region: Region, edit: &Edit) -> bool {
-        let filled = |t: &&str| !t.is_empty();
-        let mut have = (region.start..region.end)
-            .map(|l| trim(self.file.line(l)))
-            .filter(filled);
-        let mut want = new_block(edit).map(|l| trim(l.text)).filter(filled);
-        let mut any = false;
-        loop {
-            match (have.next(), want.next()) {
-                (Some(a), Some(b)) if a == b => any = true,
-                (None, None) => return any,
-                _ => return false,
-            }
-        }
+        let have = filled((region.start..region.end).map(|l| self.file.line(l)));
+        let mut want = filled(new_block(edit).map(|l| l.text)).peekable();
+        want.peek().is_some() && have.eq(want)
     }
 
     /// The lines `content` covers when its non-blank lines come next from
@@ -258,29 +248,13 @@ impl Locating<'_, '_> {
             if seen.len() >= need {
                 break;
             }
-            seen.extend(
-                (p.at().end..pos.max(p.at().end))
-                    .rev()
-                    .map(|l| trim(self.file.line(l)))
-                    .filter(|t| !t.is_empty()),
-            );
-            let edit = &edits[p.edit()];
-            seen.extend(
-                new_block(edit)
-                    .rev()
-                    .map(|l| trim(l.text))
-                    .filter(|t| !t.is_empty()),
-            );
+            let kept = (p.at().end..pos.max(p.at().end)).map(|l| self.file.line(l));
+            seen.extend(filled(kept.rev()));
+            seen.extend(filled(new_block(&edits[p.edit()]).map(|l| l.text).rev()));
             pos = p.at().start;
         }
         if seen.len() < need {
-            seen.extend(
-                (0..pos)
-                    .rev()
-                    .map(|l| trim(self.file.line(l)))
-                    .filter(|t| !t.is_empty())
-                    .take(need),
-            );
+            seen.extend(filled((0..pos).rev().map(|l| self.file.line(l))).take(need));
         }
         seen.len() >= need
             && seen[..need]
@@ -305,4 +279,9 @@ impl Locating<'_, '_> {
         );
         self.cursor = self.cursor.max(to);
     }
+}
+
+/// The lines that are not blank, trimmed, in the order given.
+fn filled<'a>(lines: impl Iterator<Item = &'a str>) -> impl Iterator<Item = &'a str> {
+    lines.map(trim).filter(|t| !t.is_empty())
 }

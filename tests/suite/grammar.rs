@@ -587,6 +587,7 @@ fn translator_refuses_what_lark_cannot_say() {
         let err = lark::export(src, "start").expect_err(src);
         assert_eq!(err.rule, rule, "{err}");
     };
+    let exported = |src: &str| lark::export(src, "start").unwrap();
     refused("start = { PUSH(\"a\") ~ POP }", "start");
     refused("start = { !\"ab\" ~ \"x\" }", "start");
     refused("start = { &\"a\" ~ \"a\" }", "start");
@@ -595,40 +596,24 @@ fn translator_refuses_what_lark_cannot_say() {
     refused("start = { \"a\" ~ SOI }", "start");
     refused("start = { \"\" }", "start");
     // A waived lookahead is dropped; the negated-class idiom is translated.
-    let ok = lark::export(
-        "/// lark: lookahead only disambiguates: test\nstart = { !\"b\" ~ line+ }\nline = @{ (!\"\\n\" ~ ANY)* ~ \"\\n\" }",
-        "start",
-    )
-    .unwrap();
+    let ok = exported("/// lark: lookahead only disambiguates: test\nstart = { !\"b\" ~ line+ }\nline = @{ (!\"\\n\" ~ ANY)* ~ \"\\n\" }");
     assert!(
         ok.ends_with("start: LINE+\nLINE: /[^\\n]/* \"\\n\"\n"),
         "{ok}"
     );
     // An omitted alternative disappears.
-    let ok = lark::export(
-        "start = { a | b }\na = { \"a\" }\n/// lark: omit\nb = { \"b\" }",
-        "start",
-    )
-    .unwrap();
+    let ok = exported("start = { a | b }\na = { \"a\" }\n/// lark: omit\nb = { \"b\" }");
     assert!(ok.ends_with("start: a\na: \"a\"\n"), "{ok}");
     // An atomic rule marked `lark: a rule` stays a rule; what it reaches
     // is a terminal only where it was one already.
-    let ok = lark::export(
-        "start = { body }\n/// lark: a rule\nbody = @{ line+ ~ end }\nline = @{ \"+\" ~ \"\\n\" }\nend = { \"$\" }",
-        "start",
-    )
-    .unwrap();
+    let ok = exported("start = { body }\n/// lark: a rule\nbody = @{ line+ ~ end }\nline = @{ \"+\" ~ \"\\n\" }\nend = { \"$\" }");
     assert!(
         ok.ends_with("start: body\nbody: LINE+ end\nLINE: \"+\\n\"\nend: \"$\"\n"),
         "{ok}"
     );
     // One marked `lark: inline` is written where it is used, and an
     // omitted probe after it disappears.
-    let ok = lark::export(
-        "start = { \"@\" ~ (body ~ probe? | probe) }\n/// lark: inline\nbody = @{ line+ }\nline = @{ \"+\" ~ \"\\n\" }\n/// lark: omit\nprobe = _{ line }",
-        "start",
-    )
-    .unwrap();
+    let ok = exported("start = { \"@\" ~ (body ~ probe? | probe) }\n/// lark: inline\nbody = @{ line+ }\nline = @{ \"+\" ~ \"\\n\" }\n/// lark: omit\nprobe = _{ line }");
     assert!(ok.ends_with("start: \"@\" LINE+\nLINE: \"+\\n\"\n"), "{ok}");
     refused(
         "start = { a }\n/// lark: inline\na = @{ b }\n/// lark: inline\nb = @{ \"x\" }",
@@ -636,26 +621,20 @@ fn translator_refuses_what_lark_cannot_say() {
     );
     // PEG's `x | a+ ~ x` and `x | p ~ x`, the usual case tried first,
     // read as `a* x` and `p? x`; other choices stay choices.
-    let ok = lark::export(
-        "start = { (x | y | b+ ~ (x | y)) ~ (z | \"p\" ~ z) ~ (x | y ~ z) }\nx = { \"x\" }\ny = { \"y\" }\nb = { \"b\" }\nz = { \"z\" }",
-        "start",
-    )
-    .unwrap();
+    let ok = exported("start = { (x | y | b+ ~ (x | y)) ~ (z | \"p\" ~ z) ~ (x | y ~ z) }\nx = { \"x\" }\ny = { \"y\" }\nb = { \"b\" }\nz = { \"z\" }");
     assert!(
         ok.contains("start: b* (x | y) \"p\"? z (x | y z)\n"),
         "{ok}"
     );
     // A prefix that is only a dropped lookahead leaves the choice as is.
-    let ok = lark::export(
+    let ok = exported(
         "/// lark: lookahead only disambiguates: test\nstart = { x | &\"x\" ~ x }\nx = { \"x\" }",
-        "start",
-    )
-    .unwrap();
+    );
     assert!(ok.contains("start: x | x\n"), "{ok}");
     // One marked `lark: exported as` another is written as that one, and
     // a text that needs it is outside the language; the other must exist.
     let src = "start = { line+ }\n/// lark: exported as narrow, test\nline = @{ (!\"\\n\" ~ ANY)* ~ \"\\n\" }\nnarrow = @{ \"+\" ~ \"\\n\" }";
-    let ok = lark::export(src, "start").unwrap();
+    let ok = exported(src);
     assert!(ok.ends_with("start: NARROW+\nNARROW: \"+\\n\"\n"), "{ok}");
     assert_eq!(lark::omitted_rules(src).unwrap(), ["line"]);
     refused("start = { a }\n/// lark: exported as b\na = { \"x\" }", "a");
