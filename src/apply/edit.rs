@@ -6,6 +6,8 @@
 use std::cell::OnceCell;
 
 use super::assemble::{assemble, dominant, reshapes, Shape};
+use super::beside;
+use super::find::{expect_keys, Keys};
 use super::locate::Locating;
 use super::op::render_new;
 use super::output::{Builder, Output, Pieces};
@@ -61,17 +63,29 @@ impl<'s> OpCx<'_, 's> {
                 .path(rel.as_str()),
             );
         }
-        let pieces = if self.policy.sequential {
-            self.in_order(rel, text, edits)?
-        } else {
-            self.in_original(rel, text, edits, shape)?
+        // A large original's brackets are counted on another core while
+        // the edits are placed: the count is needed only at the end, and
+        // only when the edits change it, but it is a pass over the whole
+        // file that took a twentieth of a large ap apply, and the thread
+        // has the placing's time to start in.
+        let counting = self.policy.finish.bracket_check && base.is_none() && text.len() >= BESIDE;
+        let mut place = || match self.policy.sequential {
+            true => self.in_order(rel, text, edits),
+            false => self.in_original(rel, text, edits, shape),
+        };
+        let (pieces, before) = match counting {
+            true => {
+                let (pieces, before) = beside::overlap(|| brackets(text), place);
+                (pieces, Some(before))
+            }
+            false => (place(), None),
         };
         let output = match base {
-            Some(base) => Output::over(original, base, pieces),
-            None => Output::new(original, pieces),
+            Some(base) => Output::over(original, base, pieces?),
+            None => Output::new(original, pieces?),
         };
         if self.policy.finish.bracket_check && !output.is_unchanged() && output.base_is_original() {
-            self.brackets(rel, &output);
+            self.brackets(rel, &output, before);
         }
         Ok(output)
     }
@@ -87,8 +101,17 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
-        let mut file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
-        super::find::expect(&file, edits);
+        // A large file's split into lines leaves the edits' keys to be
+        // hashed beside it: their lines are scattered through the patch,
+        // each a miss of the cache.
+        let lone_cr = self.policy.lone_cr_breaks;
+        let split = || FileText::with_breaks(text, lone_cr);
+        let (mut file, keys) = if text.len() >= BESIDE {
+            beside::overlap(|| Keys::of(edits), split)
+        } else {
+            (split(), Keys::of(edits))
+        };
+        expect_keys(&file, edits, keys);
         let target_text = OnceCell::new();
         let mut loc = Locating::new(&file, self.source, rel, self.policy, &target_text);
         loc.locate_all(edits);
@@ -112,14 +135,15 @@ impl<'s> OpCx<'_, 's> {
     /// A file whose brackets balanced before the patch and not after it.
     /// The edits' change to the counts (what they added minus what they
     /// removed) comes first: when it is nothing, the file balances after
-    /// exactly when it did before, and the original is not scanned whole.
-    fn brackets(&mut self, rel: &RelPath, output: &Output) {
+    /// exactly when it did before, and the original is not scanned whole
+    /// (`before`, its count, when it was counted beside the placing).
+    fn brackets(&mut self, rel: &RelPath, output: &Output, before: Option<[i64; 3]>) {
         let mut delta = [0i64; 3];
         output.changes(|text, added| {
             let (c, sign) = (brackets(text), if added { 1 } else { -1 });
             (0..3).for_each(|k| delta[k] += sign * c[k]);
         });
-        if delta != [0; 3] && brackets(&output.original) == [0; 3] {
+        if delta != [0; 3] && before.unwrap_or_else(|| brackets(&output.original)) == [0; 3] {
             self.warnings.push(
                 Diagnostic::new(
                     Code::UnbalancedBrackets,
@@ -131,6 +155,11 @@ impl<'s> OpCx<'_, 's> {
         }
     }
 }
+
+/// How large a file is (in bytes) before its brackets are counted, and
+/// its edits' keys hashed, on another thread (`beside.rs`): starting one
+/// costs more than that work on a smaller file.
+const BESIDE: usize = 1 << 20;
 
 /// A new file's content as text, each line ending with the op's line end,
 /// or else the one new lines of `like` would get.

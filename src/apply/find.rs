@@ -50,39 +50,56 @@ impl<'b> Want<'b> {
 /// its hint needs no index, and a hint that misses still finds every line,
 /// through a scan of its own key or the whole-file index.
 pub fn expect(file: &FileText, edits: &[Edit]) {
-    // Each block with the level its search starts at.
-    let blocks = || {
-        edits.iter().flat_map(|edit| {
-            let loc = &edit.locator;
-            let level = loc
-                .levels
-                .first()
-                .filter(|_| !matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)));
-            let range_end = match loc.range_end() {
-                Some(RangeEnd::Lines(lines)) => *lines,
-                _ => &[][..],
+    expect_keys(file, edits, Keys::of(edits));
+}
+
+/// The keys of edits' blocks, each kind's in the map the file counts
+/// them in (made before the file is split into lines, if need be: see
+/// `edit.rs`).
+pub struct Keys(Vec<(Key, Counts)>);
+
+impl Keys {
+    pub fn of(edits: &[Edit]) -> Keys {
+        let mut kinds: Vec<(Key, Counts)> = vec![];
+        for (block, level) in blocks(edits) {
+            let kind = Key::at(level);
+            let k = match kinds.iter().position(|(k, _)| *k == kind) {
+                Some(k) => k,
+                None => {
+                    kinds.push((kind, Counts::default()));
+                    kinds.len() - 1
+                }
             };
-            let blocks = [edit.old, loc.anchor().unwrap_or(&[]), range_end];
-            level
-                .into_iter()
-                .flat_map(move |level| blocks.map(|b| (b, level)))
-        })
-    };
-    let mut kinds: Vec<(Key, Counts)> = vec![];
-    for (block, level) in blocks() {
-        let kind = Key::at(level);
-        let k = match kinds.iter().position(|(k, _)| *k == kind) {
-            Some(k) => k,
-            None => {
-                kinds.push((kind, Counts::default()));
-                kinds.len() - 1
-            }
-        };
-        kinds[k].1.extend(key_hashes(block, level).map(|h| (h, 0)));
+            kinds[k].1.extend(key_hashes(block, level).map(|h| (h, 0)));
+        }
+        Keys(kinds)
     }
-    for (kind, counts) in kinds {
+}
+
+/// Each block of `edits` with the level its search starts at.
+fn blocks<'e>(edits: &'e [Edit]) -> impl Iterator<Item = (&'e [Line<'e>], Level)> + 'e {
+    edits.iter().flat_map(|edit| {
+        let loc = &edit.locator;
+        let level = loc
+            .levels
+            .first()
+            .filter(|_| !matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)));
+        let range_end = match loc.range_end() {
+            Some(RangeEnd::Lines(lines)) => *lines,
+            _ => &[][..],
+        };
+        let blocks = [edit.old, loc.anchor().unwrap_or(&[]), range_end];
+        level
+            .into_iter()
+            .flat_map(move |level| blocks.map(|b| (b, level)))
+    })
+}
+
+/// [`expect`], the keys made.
+pub fn expect_keys(file: &FileText, edits: &[Edit], keys: Keys) {
+    for (kind, counts) in keys.0 {
         file.expect(kind, counts, |counts| {
-            for (block, level) in blocks().filter(|&(_, l)| Key::at(l) == kind) {
+            for (block, level) in blocks(edits).filter(|&(_, l)| Key::at(l) == kind) {
                 // What `pivot` takes from the block's `Want`, without
                 // making one: its rarest key, past a soft first line (a
                 // soft block of one line pivots on another kind).

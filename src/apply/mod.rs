@@ -7,6 +7,7 @@
 //! - `dirs.rs`: ap's whole-path operations (rename, delete, create a directory).
 //! - `edit.rs`: a file's edits to its new text: in the original, or in order.
 //! - `text.rs`: the one line splitter, the keys lines compare by, the line index.
+//! - `beside.rs`: a large file's pass shared with a second thread, chunk by chunk.
 //! - `starts.rs`: where each line starts, in about two bytes a line.
 //! - `find.rs`: the match levels: where a block occurs, and the nearest text.
 //! - `locate.rs`: the one engine: each edit's anchor and block, at the match levels.
@@ -30,6 +31,7 @@
 
 mod assemble;
 mod beneath;
+mod beside;
 // Public only for the trust tests, which plan and commit in two steps, fault
 // a tree, and forge journals; no part of the API.
 #[doc(hidden)]

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
 
+use super::beside;
 use super::starts::Starts;
 use crate::ir::Level;
 use crate::newlines::newlines;
@@ -54,6 +55,14 @@ pub struct FileText<'a> {
 
 /// Each expected key's hash and how many lines of the file have it.
 pub type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
+
+/// How many bits the expected keys' hashes are filed under while they
+/// are counted (see [`FileText::expect`]).
+const PRESENT: usize = 1 << 18;
+
+/// How many lines a chunk of the count is (see [`FileText::expect`]): a
+/// multiple of 64, so that a chunk's bits are whole words.
+const CHUNK: usize = 1 << 13;
 
 /// A count's top bit: the key is a pivot, and its lines are indexed.
 const PIVOT: u32 = 1 << 31;
@@ -256,7 +265,7 @@ impl<'a> FileText<'a> {
 
     /// Line `i` with its ending.
     pub fn raw(&self, i: usize) -> &'a str {
-        &self.text[self.starts.get(i) as usize..self.starts.get(i + 1) as usize]
+        raw_line(self.text, &self.starts, i)
     }
 
     /// Line `i` without its ending.
@@ -309,19 +318,55 @@ impl<'a> FileText<'a> {
         if self.expected[kind as usize].get().is_some() || counts.is_empty() {
             return;
         }
-        // Each line with a key, as a bit, and its key's tag (the hash's top
-        // 16 bits), in order: the second pass hashes again only the lines
-        // whose tag is a pivot's, not every line with a key.
-        let mut keyed = vec![0u64; self.len().div_ceil(64)];
-        let mut tags: Vec<u16> = vec![];
-        for (i, line) in self.lines().enumerate() {
-            let h = hash_key(&kind.of(line));
-            if let Some(c) = counts.get_mut(&h) {
-                *c += 1;
-                keyed[i / 64] |= 1 << (i % 64);
-                tags.push(tag(h));
-            }
+        // The keys' hashes as bits, 32 KiB: most lines have no key, and a
+        // bit turns them away where a probe of the map missed the cache
+        // (a fifth of the count's time).
+        let mut present = vec![0u64; PRESENT / 64];
+        for &h in counts.keys() {
+            present[h as usize % PRESENT / 64] |= 1 << (h % 64);
         }
+        // The keys numbered: a large file's lines are counted on two
+        // threads (`beside.rs`), each into its own tally by number, while
+        // the map is only read. A tally is 16 bits, which a key on more
+        // than 65,535 lines saturates: counts choose pivots and decide
+        // whether a key is common (over 10,000), and a count that large
+        // stays larger than any other that matters.
+        for (k, c) in counts.values_mut().enumerate() {
+            *c = k as u32;
+        }
+        // For each chunk of lines, each line with a key as a bit, and its
+        // key's tag (the hash's top 16 bits), in order: the second pass
+        // hashes again only the lines whose tag is a pivot's, not every
+        // line with a key.
+        let (text, starts, len) = (self.text, &self.starts, self.len());
+        let count = |tally: &mut Vec<u16>, chunk: usize| {
+            let lines = chunk * CHUNK..((chunk + 1) * CHUNK).min(len);
+            let mut keyed = vec![0u64; lines.len().div_ceil(64)];
+            let mut tags: Vec<u16> = vec![];
+            for i in lines.clone() {
+                let h = hash_key(&kind.of(without_eol(raw_line(text, starts, i))));
+                if present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 0 {
+                    continue;
+                }
+                if let Some(&k) = counts.get(&h) {
+                    tally[k as usize] = tally[k as usize].saturating_add(1);
+                    keyed[(i - lines.start) / 64] |= 1 << (i % 64);
+                    tags.push(tag(h));
+                }
+            }
+            // Kept at their size: the chunks' spare room was a tenth of
+            // a large file's peak.
+            tags.shrink_to_fit();
+            (keyed, tags)
+        };
+        let tally = || vec![0u16; counts.len()];
+        let (mine, theirs, chunks) = beside::share(len.div_ceil(CHUNK), tally(), tally, count);
+        drop(present);
+        for c in counts.values_mut() {
+            let k = *c as usize;
+            *c = u32::from(mine[k]) + theirs.as_ref().map_or(0, |t| u32::from(t[k]));
+        }
+        drop((mine, theirs));
         pivots(&mut counts);
         // Searches count only pivots (a block's own is its rarest line, so
         // a search that prefers pivots needs no other key's count): the
@@ -335,18 +380,20 @@ impl<'a> FileText<'a> {
         }
         let is_pivot_tag = |t: u16| pivot_tags[usize::from(t) / 64] >> (t % 64) & 1 == 1;
         let mut entries = vec![];
-        let mut tags = tags.into_iter();
-        for (w, &bits) in keyed.iter().enumerate() {
-            let mut bits = bits;
-            while bits != 0 {
-                let i = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if !tags.next().is_some_and(is_pivot_tag) {
-                    continue;
-                }
-                let h = hash_key(&kind.of(self.line(i)));
-                if counts.contains_key(&h) {
-                    entries.push(((h >> 32) as u32, i as u32));
+        for (chunk, (keyed, tags)) in chunks.into_iter().enumerate() {
+            let mut tags = tags.into_iter();
+            for (w, &bits) in keyed.iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let i = chunk * CHUNK + w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if !tags.next().is_some_and(is_pivot_tag) {
+                        continue;
+                    }
+                    let h = hash_key(&kind.of(self.line(i)));
+                    if counts.contains_key(&h) {
+                        entries.push(((h >> 32) as u32, i as u32));
+                    }
                 }
             }
         }
@@ -489,6 +536,11 @@ impl Key {
 /// A key hash's top 16 bits.
 fn tag(h: u64) -> u16 {
     (h >> 48) as u16
+}
+
+/// Line `i` of `text`, whose lines start at `starts`, with its ending.
+fn raw_line<'a>(text: &'a str, starts: &Starts, i: usize) -> &'a str {
+    &text[starts.get(i) as usize..starts.get(i + 1) as usize]
 }
 
 /// A line without its `\n`, `\r\n` or `\r`.
@@ -708,6 +760,39 @@ mod tests {
         }
         // Another kind ignores the expectation.
         assert_eq!(part.count(h(1), Key::Exact), whole.count(h(1), Key::Exact));
+    }
+
+    /// A file of enough lines is counted and indexed in chunks on two
+    /// threads (`beside.rs`): the counts, the pivots' lines and their
+    /// order are those of the whole-file index.
+    #[test]
+    fn a_count_shared_with_a_thread_answers_as_the_whole_file_index_does() {
+        let keys = 40;
+        let lines = CHUNK * beside::SHARED + 1234;
+        let text: String = (0..lines)
+            .map(|i| format!("{}row {}\n", " ".repeat(i % 5), (i * 11) % (keys + 9)))
+            .collect();
+        let whole = FileText::new(&text);
+        let part = FileText::new(&text);
+        let h = |k: usize| hash_key(&format!("row {k}"));
+        let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
+        let mut seen = vec![];
+        part.expect(Key::Trimmed, counts, |c| {
+            seen = (0..keys).map(|k| counted(c, h(k))).collect();
+            (0..keys).step_by(3).for_each(|k| mark_pivot(c, h(k)));
+        });
+        let true_counts: Vec<usize> = (0..keys).map(|k| whole.count(h(k), Key::Trimmed)).collect();
+        assert_eq!(seen, true_counts);
+        assert!(true_counts.iter().all(|&c| c > lines / (keys + 9) - 2));
+        for k in (0..keys).step_by(3) {
+            assert!(part.is_pivot(h(k), Key::Trimmed));
+            let want: Vec<usize> = whole.positions(h(k), Key::Trimmed).collect();
+            assert_eq!(
+                part.positions(h(k), Key::Trimmed).collect::<Vec<_>>(),
+                want,
+                "key {k}"
+            );
+        }
     }
 
     #[test]

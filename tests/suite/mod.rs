@@ -14,6 +14,8 @@ mod grammar;
 /// `tools/replay.py` on a history built in the test: real tools' diffs of
 /// every kind, identical to the peers' results or refused.
 mod history;
+/// Files large enough for the work shared with a second thread.
+mod large;
 /// The MCP server, driven by rmcp's client over a child process.
 mod mcp;
 /// Our results against `git apply` on the same patches.

@@ -112,7 +112,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
     fn keyword(&self, line: &Pair<'t, Rule>) -> &'t str {
         let text = line.as_str();
         text.get(self.own.id.len()..)
-            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|rest| rest.split_ascii_whitespace().next())
             .unwrap_or("")
     }
 
