@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::beside;
 use super::starts::Starts;
@@ -59,6 +60,11 @@ pub type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
 /// How many bits the expected keys' hashes are filed under while they
 /// are counted (see [`FileText::expect`]).
 const PRESENT: usize = 1 << 18;
+
+/// A thread's part of the count (see [`FileText::expect`]): which thread
+/// (0 this one, 1 the other), its tally of each key by number, and the
+/// tags of the lines it found keys on.
+type Counting = (usize, Vec<u16>, Vec<u16>);
 
 /// How many lines a chunk of the count is (see [`FileText::expect`]): a
 /// multiple of 64, so that a chunk's bits are whole words.
@@ -334,39 +340,44 @@ impl<'a> FileText<'a> {
         for (k, c) in counts.values_mut().enumerate() {
             *c = k as u32;
         }
-        // For each chunk of lines, each line with a key as a bit, and its
-        // key's tag (the hash's top 16 bits), in order: the second pass
-        // hashes again only the lines whose tag is a pivot's, not every
-        // line with a key.
+        // Each line with a key as a bit (a chunk's words are its own), and
+        // its key's tag (the hash's top 16 bits) in its thread's list, in
+        // order: the second pass hashes again only the lines whose tag is
+        // a pivot's, not every line with a key. One list a thread, not one
+        // a chunk: the chunks' lists and their spare room were a tenth of a
+        // large file's peak.
         let (text, starts, len) = (self.text, &self.starts, self.len());
-        let count = |tally: &mut Vec<u16>, chunk: usize| {
+        let keyed: Vec<AtomicU64> = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let count = |(thread, tally, tags): &mut Counting, chunk: usize| {
             let lines = chunk * CHUNK..((chunk + 1) * CHUNK).min(len);
-            let mut keyed = vec![0u64; lines.len().div_ceil(64)];
-            let mut tags: Vec<u16> = vec![];
+            let first = tags.len();
+            let mut word = 0u64;
             for i in lines.clone() {
                 let h = hash_key(&kind.of(without_eol(raw_line(text, starts, i))));
-                if present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 0 {
-                    continue;
+                if present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1 {
+                    if let Some(&k) = counts.get(&h) {
+                        tally[k as usize] = tally[k as usize].saturating_add(1);
+                        word |= 1 << (i % 64);
+                        tags.push(tag(h));
+                    }
                 }
-                if let Some(&k) = counts.get(&h) {
-                    tally[k as usize] = tally[k as usize].saturating_add(1);
-                    keyed[(i - lines.start) / 64] |= 1 << (i % 64);
-                    tags.push(tag(h));
+                if i % 64 == 63 || i + 1 == lines.end {
+                    keyed[i / 64].store(word, Ordering::Relaxed);
+                    word = 0;
                 }
             }
-            // Kept at their size: the chunks' spare room was a tenth of
-            // a large file's peak.
-            tags.shrink_to_fit();
-            (keyed, tags)
+            (*thread, first..tags.len())
         };
-        let tally = || vec![0u16; counts.len()];
-        let (mine, theirs, chunks) = beside::share(len.div_ceil(CHUNK), tally(), tally, count);
+        let counting = |thread| (thread, vec![0u16; counts.len()], vec![]);
+        let (mine, theirs, chunks) =
+            beside::share(len.div_ceil(CHUNK), counting(0), || counting(1), count);
         drop(present);
         for c in counts.values_mut() {
             let k = *c as usize;
-            *c = u32::from(mine[k]) + theirs.as_ref().map_or(0, |t| u32::from(t[k]));
+            *c = u32::from(mine.1[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.1[k]));
         }
-        drop((mine, theirs));
+        let (_, _, mine) = mine;
+        let tags = [mine, theirs.map_or(vec![], |(_, _, tags)| tags)];
         pivots(&mut counts);
         // Searches count only pivots (a block's own is its rarest line, so
         // a search that prefers pivots needs no other key's count): the
@@ -378,14 +389,15 @@ impl<'a> FileText<'a> {
             let t = usize::from(tag(h));
             pivot_tags[t / 64] |= 1 << (t % 64);
         }
-        let is_pivot_tag = |t: u16| pivot_tags[usize::from(t) / 64] >> (t % 64) & 1 == 1;
+        let is_pivot_tag = |t: &u16| pivot_tags[usize::from(*t) / 64] >> (t % 64) & 1 == 1;
         let mut entries = vec![];
-        for (chunk, (keyed, tags)) in chunks.into_iter().enumerate() {
-            let mut tags = tags.into_iter();
-            for (w, &bits) in keyed.iter().enumerate() {
-                let mut bits = bits;
+        for (chunk, (thread, at)) in chunks.into_iter().enumerate() {
+            let mut tags = tags[thread][at].iter();
+            let words = chunk * CHUNK / 64..((chunk + 1) * CHUNK).min(len).div_ceil(64);
+            for w in words {
+                let mut bits = keyed[w].load(Ordering::Relaxed);
                 while bits != 0 {
-                    let i = chunk * CHUNK + w * 64 + bits.trailing_zeros() as usize;
+                    let i = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     if !tags.next().is_some_and(is_pivot_tag) {
                         continue;
@@ -397,6 +409,7 @@ impl<'a> FileText<'a> {
                 }
             }
         }
+        drop((keyed, tags));
         let _ = self.expected[kind as usize].set(Expected {
             counts,
             index: Index::build(entries),
