@@ -4,9 +4,10 @@
 //! a pass over a file of hundreds of thousands of lines is milliseconds.
 //!
 //! Starting a thread is quick, but on a virtual machine the thread may
-//! run only after a while (from 50 µs to 3 ms here). So the work is in
-//! chunks that each thread takes in turn: this thread never waits for the
-//! other to start, only, at the end, for the chunk it is in.
+//! run only after a while (from 50 µs to 3 ms here). So this thread never
+//! waits for the other to start: a pass is in chunks that each thread
+//! takes in turn ([`share`]), and a task beside other work is done here
+//! when the other thread has not taken it by then ([`overlap`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -40,9 +41,8 @@ pub fn share<S: Send, T: Send>(
                 let done = run(&mut theirs);
                 (theirs, done)
             });
-            let done = run(&mut mine);
+            let mut done = run(&mut mine);
             let (theirs, others) = other.join().expect("the work does not panic");
-            let mut done = done;
             done.extend(others);
             (done, Some(theirs))
         })

@@ -61,10 +61,15 @@ pub type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
 /// are counted (see [`FileText::expect`]).
 const PRESENT: usize = 1 << 18;
 
-/// A thread's part of the count (see [`FileText::expect`]): which thread
-/// (0 this one, 1 the other), its tally of each key by number, and the
-/// tags of the lines it found keys on.
-type Counting = (usize, Vec<u16>, Vec<u16>);
+/// A thread's part of the count (see [`FileText::expect`]).
+struct Counting {
+    /// Which thread: 0 this one, 1 the other.
+    thread: usize,
+    /// Each key's lines, by the key's number.
+    tally: Vec<u16>,
+    /// The tags of the lines it found keys on, chunk after chunk.
+    tags: Vec<u16>,
+}
 
 /// How many lines a chunk of the count is (see [`FileText::expect`]): a
 /// multiple of 64, so that a chunk's bits are whole words.
@@ -276,7 +281,7 @@ impl<'a> FileText<'a> {
 
     /// Line `i` without its ending.
     pub fn line(&self, i: usize) -> &'a str {
-        without_eol(self.raw(i))
+        line_at(self.text, &self.starts, i)
     }
 
     /// Every line without its ending, in order: a walk over all of them
@@ -348,12 +353,17 @@ impl<'a> FileText<'a> {
         // large file's peak.
         let (text, starts, len) = (self.text, &self.starts, self.len());
         let keyed: Vec<AtomicU64> = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-        let count = |(thread, tally, tags): &mut Counting, chunk: usize| {
+        let count = |part: &mut Counting, chunk: usize| {
+            let Counting {
+                thread,
+                tally,
+                tags,
+            } = part;
             let lines = chunk * CHUNK..((chunk + 1) * CHUNK).min(len);
             let first = tags.len();
             let mut word = 0u64;
             for i in lines.clone() {
-                let h = hash_key(&kind.of(without_eol(raw_line(text, starts, i))));
+                let h = hash_key(&kind.of(line_at(text, starts, i)));
                 if present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1 {
                     if let Some(&k) = counts.get(&h) {
                         tally[k as usize] = tally[k as usize].saturating_add(1);
@@ -368,16 +378,19 @@ impl<'a> FileText<'a> {
             }
             (*thread, first..tags.len())
         };
-        let counting = |thread| (thread, vec![0u16; counts.len()], vec![]);
+        let counting = |thread| Counting {
+            thread,
+            tally: vec![0u16; counts.len()],
+            tags: vec![],
+        };
         let (mine, theirs, chunks) =
             beside::share(len.div_ceil(CHUNK), counting(0), || counting(1), count);
         drop(present);
         for c in counts.values_mut() {
             let k = *c as usize;
-            *c = u32::from(mine.1[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.1[k]));
+            *c = u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k]));
         }
-        let (_, _, mine) = mine;
-        let tags = [mine, theirs.map_or(vec![], |(_, _, tags)| tags)];
+        let tags = [mine.tags, theirs.map_or(vec![], |t| t.tags)];
         pivots(&mut counts);
         // Searches count only pivots (a block's own is its rarest line, so
         // a search that prefers pivots needs no other key's count): the
@@ -554,6 +567,11 @@ fn tag(h: u64) -> u16 {
 /// Line `i` of `text`, whose lines start at `starts`, with its ending.
 fn raw_line<'a>(text: &'a str, starts: &Starts, i: usize) -> &'a str {
     &text[starts.get(i) as usize..starts.get(i + 1) as usize]
+}
+
+/// Line `i` of `text` without its ending.
+fn line_at<'a>(text: &'a str, starts: &Starts, i: usize) -> &'a str {
+    without_eol(raw_line(text, starts, i))
 }
 
 /// A line without its `\n`, `\r\n` or `\r`.

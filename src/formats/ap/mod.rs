@@ -148,19 +148,20 @@ pub fn parse<'t>(
     );
     // A tab between the ID and the directive needs a tab in the patch:
     // without one, the walk over every token is spared.
-    let tabbed = memchr::memchr(b'\t', input.as_bytes()).is_some();
-    let pads = tabbed
-        .then(|| pairs.clone().flatten())
-        .into_iter()
-        .flatten();
-    for pad in pads.filter(|p| p.as_rule() == Rule::id_pad) {
-        let span = lower.span(&pad);
-        lower.warn(
-            Code::ToleratedFormatSlip,
-            span,
-            "a tab between the patch ID and its directive: read as a space",
-            "a tab",
-        );
+    if memchr::memchr(b'\t', input.as_bytes()).is_some() {
+        for pad in pairs
+            .clone()
+            .flatten()
+            .filter(|p| p.as_rule() == Rule::id_pad)
+        {
+            let span = lower.span(&pad);
+            lower.warn(
+                Code::ToleratedFormatSlip,
+                span,
+                "a tab between the patch ID and its directive: read as a space",
+                "a tab",
+            );
+        }
     }
     lower.patch(
         pairs
