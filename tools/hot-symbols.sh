@@ -22,25 +22,31 @@ trap 'rm -rf "$work"' EXIT
 for scale in small large; do
   python3 "$HERE/../shared/bench/gen.py" --scale "$scale" --seed 1 --out "$work/$scale" --force >/dev/null
 done
-# One call under callgrind on a fresh copy of TREE, its profile named
-# LABEL (format.kind); its failure is expected for the refusals below.
+# Every typical call, each as `RUNNER LABEL TREE ARGS...`: RUNNER runs
+# the binary on a fresh copy of TREE (as $work/t) and names what it
+# records LABEL (format.kind); a refusal's failure is expected.
+calls() {
+  local runner=$1
+  for f in udiff codex repopatch ap; do
+    for scale in small large; do
+      $runner "$f.apply-$scale" "$work/$scale/before" apply --root "$work/t" "$work/$scale/$f.patch"
+    done
+    $runner "$f.json" "$work/small/before" apply --json --root "$work/t" "$work/small/$f.patch"
+    $runner "$f.dry-run" "$work/small/before" apply --dry-run --root "$work/t" "$work/small/$f.patch"
+    $runner "$f.lint" "$work/small/before" lint "$work/small/$f.patch"
+    # A refusal, rendered for a person and as JSON: the patch is already applied.
+    $runner "$f.refusal" "$work/small/after" apply --root "$work/t" "$work/small/$f.patch"
+    $runner "$f.refusal-json" "$work/small/after" apply --json --root "$work/t" "$work/small/$f.patch"
+  done
+}
+# One call under callgrind: every function it runs, by symbol.
 profile() {
   local label=$1 tree=$2; shift 2
   rm -rf "$work/t"; cp -r "$tree" "$work/t"
   valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$label" \
     "$bin" "$@" >/dev/null 2>&1 || true
 }
-for f in udiff codex repopatch ap; do
-  for scale in small large; do
-    profile "$f.apply-$scale" "$work/$scale/before" apply --root "$work/t" "$work/$scale/$f.patch"
-  done
-  profile "$f.json" "$work/small/before" apply --json --root "$work/t" "$work/small/$f.patch"
-  profile "$f.dry-run" "$work/small/before" apply --dry-run --root "$work/t" "$work/small/$f.patch"
-  profile "$f.lint" "$work/small/before" lint "$work/small/$f.patch"
-  # A refusal, rendered for a person and as JSON: the patch is already applied.
-  profile "$f.refusal" "$work/small/after" apply --root "$work/t" "$work/small/$f.patch"
-  profile "$f.refusal-json" "$work/small/after" apply --json --root "$work/t" "$work/small/$f.patch"
-done
+calls profile
 # The order: what every format's successful calls run, then what three
 # formats', two formats' and one format's run (each format's own
 # together), then what only refusals run, grouped the same way. A call
@@ -81,7 +87,62 @@ for name in sorted(seen, key=key):
             printed.add(n)
             print(n)
 PY
-echo "tools/hot-symbols.txt: $(wc -l < "$HERE/tools/hot-symbols.txt") functions"
 # Cargo does not know the linker reads the list: relink with the new one.
-touch "$HERE/src/main.rs"
-cargo dist --quiet
+relink() {
+  touch "$HERE/src/main.rs"
+  cargo dist --quiet
+}
+relink
+# A native run executes code callgrind never sees: glibc's start-up takes
+# another path under valgrind (`_dl_new_object`), the CPU picks string
+# functions' variants valgrind's does not (`__strcmp_evex`), crtbegin's
+# `frame_dummy` runs before anything is profiled, and a sort that gets
+# other input on two threads. Each sat alone in a 64 KiB stretch of cold
+# code that every call mapped: 150-360 KB of a large apply's peak. The
+# kernel records each call's page faults with their addresses; a fault in
+# `.text` outside the list names a function to add, at the front (they run
+# in every call or in large ones). Added functions move the code, so
+# another fault may surface behind them: repeat until none does. Without
+# `perf`, the list is callgrind's alone.
+fault() {
+  local label=$1 tree=$2; shift 2
+  rm -rf "$work/t"; cp -r "$tree" "$work/t"
+  perf record -q -e page-faults -c 1 -d -o "$work/pf.$label" "$bin" "$@" >/dev/null 2>&1 || true
+  perf script -i "$work/pf.$label" -F addr 2>/dev/null >> "$work/faults" || true
+}
+if command -v perf >/dev/null; then
+  for round in 1 2 3 4; do
+    : > "$work/faults"
+    calls fault
+    readelf -SW "$bin" | sed -n 's/.*\] \.text  *PROGBITS  *\([0-9a-f]*\) [0-9a-f]* \([0-9a-f]*\).*/\1 \2/p' > "$work/text"
+    nm -n "$bin" | awk '$2 ~ /^[tTWwi]$/ {print $1, $3}' > "$work/code"
+    python3 - "$work" "$HERE/tools/hot-symbols.txt" > "$work/missed" <<'PY'
+import bisect, os, sys
+work, listed = sys.argv[1], sys.argv[2]
+start, size = (int(x, 16) for x in open(os.path.join(work, "text")).read().split())
+code = [(int(a, 16), n) for a, n in (l.split() for l in open(os.path.join(work, "code")))]
+addrs = [a for a, _ in code]
+have = set(open(listed).read().split())
+missed = []
+for line in open(os.path.join(work, "faults")):
+    try:
+        a = int(line.split()[0], 16)
+    except (IndexError, ValueError):
+        continue
+    if start <= a < start + size:
+        name = code[bisect.bisect_right(addrs, a) - 1][1]
+        if name not in have and name not in missed:
+            missed.append(name)
+if missed:
+    print("\n".join(missed))
+PY
+    [ -s "$work/missed" ] || break
+    echo "round $round: $(wc -l < "$work/missed") functions only a native run touches: $(tr '\n' ' ' < "$work/missed")"
+    cat "$work/missed" "$HERE/tools/hot-symbols.txt" > "$work/list"
+    cp "$work/list" "$HERE/tools/hot-symbols.txt"
+    relink
+  done
+else
+  echo "perf missing: the list has only what callgrind saw" >&2
+fi
+echo "tools/hot-symbols.txt: $(wc -l < "$HERE/tools/hot-symbols.txt") functions"
