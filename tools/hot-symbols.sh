@@ -98,7 +98,7 @@ relink
 # functions' variants valgrind's does not (`__strcmp_evex`), crtbegin's
 # `frame_dummy` runs before anything is profiled, and a sort that gets
 # other input on two threads. Each sat alone in a 64 KiB stretch of cold
-# code that every call mapped: 150-360 KB of a large apply's peak. The
+# code that every call mapped: 80-460 KB of a large apply's peak. The
 # kernel records each call's page faults with their addresses; a fault in
 # `.text` outside the list names a function to add, at the front (they run
 # in every call or in large ones). Added functions move the code, so
