@@ -464,7 +464,11 @@ fn failed_command(code: Code, message: String, json: bool, dry_run: bool) -> i32
 /// or `lint` the result object too (an agent reads only stdout).
 fn arguments_refused(e: clap::Error) -> i32 {
     use clap::error::ErrorKind;
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `args()` would panic on an argument that is not UTF-8.
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     let patching = matches!(args.first().map(String::as_str), Some("apply" | "lint"));
     let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
     if patching && !shown && args.iter().any(|a| a == "--json") {

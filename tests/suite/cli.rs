@@ -466,6 +466,29 @@ fn usage_errors_under_json_are_result_objects() {
     assert_eq!(content(&tmp), "a\nb\n");
 }
 
+/// An argument that is not UTF-8 is a usage error like any other, with
+/// `--json` too, not a crash: clap reads arguments as OS strings, and so
+/// must the refusal that echoes them.
+#[test]
+fn arguments_that_are_not_utf8_are_usage_errors() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tree();
+    let bad = std::ffi::OsStr::from_bytes(b"--\xff");
+    for json_out in [false, true] {
+        let mut cmd = bin();
+        cmd.arg("apply").arg(bad).arg("--root").arg(tmp.path());
+        if json_out {
+            cmd.arg("--json");
+        }
+        let out = run_with_stdin(cmd, "");
+        assert_eq!(out.status.code(), Some(2), "--json {json_out}: {out:?}");
+        if json_out {
+            assert_eq!(json(&out)["error"]["code"], "usage_error");
+        }
+    }
+    assert_eq!(content(&tmp), "a\nb\n");
+}
+
 /// The schema names exactly the codes the program has.
 #[test]
 fn the_result_schema_lists_every_code() {
