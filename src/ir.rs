@@ -337,7 +337,8 @@ impl<'a> Line<'a> {
         if span == Span::default() {
             return span;
         }
-        let start = memchr::memrchr(b'\n', &source.as_bytes()[..span.start]).map_or(0, |i| i + 1);
+        let start =
+            crate::bytes::rfind(b'\n', &source.as_bytes()[..span.start]).map_or(0, |i| i + 1);
         Span::line_at(source, start)
     }
 }

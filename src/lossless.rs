@@ -32,7 +32,7 @@ fn is_reserved(c: char) -> bool {
 /// Text standing for `bytes`: valid UTF-8 as it is (not copied), the rest
 /// escaped.
 pub fn decode(bytes: Vec<u8>) -> String {
-    if memchr::memchr(LEAD, &bytes).is_some() {
+    if crate::bytes::find(LEAD, &bytes).is_some() {
         return decode_slow(&bytes);
     }
     match String::from_utf8(bytes) {
@@ -82,7 +82,7 @@ pub fn encode(text: &str) -> Cow<'_, [u8]> {
 /// Whether `text` stands for bytes that are not UTF-8 (or for a reserved
 /// character), which a diagnostic may want to mention.
 pub fn has_escapes(text: &str) -> bool {
-    memchr::memchr(LEAD, text.as_bytes()).is_some() && text.chars().any(is_reserved)
+    crate::bytes::find(LEAD, text.as_bytes()).is_some() && text.chars().any(is_reserved)
 }
 
 /// `text` for people: each escaped byte shown as `\xHH`, which takes the

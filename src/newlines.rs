@@ -1,43 +1,93 @@
 //! Where `\n` stands in a text: the line splitter's one search, for
-//! files and for patch blocks.
+//! files and for patch blocks; and where a line ends in a blank, for the
+//! formats that strip trailing whitespace.
 
 /// Where `\n` stands in `bytes`, ascending, found 64 bytes at a time (a
 /// mask of the line feeds in each block, then its bits): a line of code
 /// is a few dozen bytes, where a search per line (memchr) spends more on
 /// starting than on searching.
 pub fn newlines(bytes: &[u8]) -> Newlines<'_> {
-    Newlines {
-        bytes,
-        at: 0,
-        mask: 0,
-    }
+    Bits::new(bytes, LineFeeds)
 }
 
+/// Where `\n` stands right after a space or a tab, ascending: a mask of
+/// the line feeds in each block, kept where the mask of blanks shifted by
+/// one byte has a bit. Such lines are rare, so this visits almost none.
+pub fn blank_ended(bytes: &[u8]) -> Bits<'_, AfterBlank> {
+    Bits::new(bytes, AfterBlank { carry: 0 })
+}
+
+pub type Newlines<'b> = Bits<'b, LineFeeds>;
+
+/// The bits a [`Select`] sets in each block of 64 bytes, as positions.
 #[derive(Clone)]
-pub struct Newlines<'b> {
+pub struct Bits<'b, S> {
     bytes: &'b [u8],
     /// Where the block after the one `mask` describes starts.
     at: usize,
-    /// A bit for each `\n` of the last block read.
+    /// The bits of the last block read not yet returned.
     mask: u64,
+    select: S,
+}
+
+/// Which bytes of a block are wanted, as a mask; blocks come in order.
+pub trait Select {
+    fn mask(&mut self, block: &[u8; BLOCK]) -> u64;
+}
+
+#[derive(Clone, Copy)]
+pub struct LineFeeds;
+
+impl Select for LineFeeds {
+    #[inline]
+    fn mask(&mut self, block: &[u8; BLOCK]) -> u64 {
+        equal(block, b'\n')
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct AfterBlank {
+    /// 1 when the byte before the next block is a blank.
+    carry: u64,
+}
+
+impl Select for AfterBlank {
+    #[inline]
+    fn mask(&mut self, block: &[u8; BLOCK]) -> u64 {
+        let blanks = equal(block, b' ') | equal(block, b'\t');
+        let wanted = equal(block, b'\n') & (blanks << 1 | self.carry);
+        self.carry = blanks >> (BLOCK - 1);
+        wanted
+    }
 }
 
 const BLOCK: usize = 64;
 
-impl Iterator for Newlines<'_> {
+impl<'b, S: Select> Bits<'b, S> {
+    fn new(bytes: &'b [u8], select: S) -> Self {
+        Bits {
+            bytes,
+            at: 0,
+            mask: 0,
+            select,
+        }
+    }
+}
+
+impl<S: Select> Iterator for Bits<'_, S> {
     type Item = usize;
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
         while self.mask == 0 {
             self.mask = match self.bytes.get(self.at..self.at + BLOCK) {
-                Some(block) => line_feeds(block.try_into().expect("a block")),
+                Some(block) => self.select.mask(block.try_into().expect("a block")),
                 None => {
                     // The last bytes, padded with zeros (no `\n`).
                     let rest = self.bytes.get(self.at..).filter(|r| !r.is_empty())?;
                     let mut block = [0u8; BLOCK];
                     block[..rest.len()].copy_from_slice(rest);
-                    line_feeds(&block)
+                    self.select.mask(&block)
                 }
             };
             self.at += BLOCK;
@@ -48,36 +98,37 @@ impl Iterator for Newlines<'_> {
     }
 }
 
-/// Bit `i` set where `block[i]` is `\n`: SSE2 compares, 16 bytes each.
+/// Bit `i` set where `block[i]` is `byte`: SSE2 compares, 16 bytes each.
 /// SSE2 is part of x86-64 itself, so every CPU this code runs on has it.
 #[cfg(target_arch = "x86_64")]
-fn line_feeds(block: &[u8; BLOCK]) -> u64 {
+#[inline]
+fn equal(block: &[u8; BLOCK], byte: u8) -> u64 {
     // SAFETY: `sse2` is in the x86-64 baseline: the target enables it for
-    // all code, and `line_feeds_sse2` reads only its argument.
-    unsafe { line_feeds_sse2(block) }
+    // all code, and `equal_sse2` reads only its argument.
+    unsafe { equal_sse2(block, byte) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
-fn line_feeds_sse2(block: &[u8; BLOCK]) -> u64 {
+fn equal_sse2(block: &[u8; BLOCK], byte: u8) -> u64 {
     use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x};
-    let nl = _mm_set1_epi8(b'\n' as i8);
+    let wanted = _mm_set1_epi8(byte as i8);
     let mut mask = 0u64;
     for (k, part) in block.chunks_exact(16).enumerate() {
         let half = |h: usize| i64::from_le_bytes(part[h..h + 8].try_into().expect("8 bytes"));
         let v = _mm_set_epi64x(half(8), half(0));
-        let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) as u16;
+        let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, wanted)) as u16;
         mask |= u64::from(bits) << (16 * k);
     }
     mask
 }
 
-/// Bit `i` set where `block[i]` is `\n`.
+/// Bit `i` set where `block[i]` is `byte`.
 #[cfg(not(target_arch = "x86_64"))]
-fn line_feeds(block: &[u8; BLOCK]) -> u64 {
+fn equal(block: &[u8; BLOCK], byte: u8) -> u64 {
     let mut mask = 0u64;
     for (i, &b) in block.iter().enumerate() {
-        mask |= u64::from(b == b'\n') << i;
+        mask |= u64::from(b == byte) << i;
     }
     mask
 }
@@ -103,6 +154,34 @@ mod tests {
         for t in texts {
             let want: Vec<usize> = (0..t.len()).filter(|&i| t[i] == b'\n').collect();
             assert_eq!(newlines(&t).collect::<Vec<_>>(), want, "{t:?}");
+        }
+    }
+
+    /// Every `\n` after a blank and no other, also where the blank ends
+    /// one block and the `\n` starts the next.
+    #[test]
+    fn blank_ended_are_every_line_feed_after_a_blank() {
+        let mut texts: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"\n".to_vec(),
+            b" \n".to_vec(),
+            b"a \nb\t\n\n \n\tc \n\n".to_vec(),
+        ];
+        texts.push((0..=255u8).cycle().take(3000).collect());
+        texts.push(b" \n\t".iter().copied().cycle().take(500).collect());
+        for at in 60..68 {
+            let mut t = vec![b'x'; 140];
+            t[at] = b' ';
+            t[at + 1] = b'\n';
+            t[at + 64] = b'\t';
+            t[at + 65] = b'\n';
+            texts.push(t);
+        }
+        for t in texts {
+            let want: Vec<usize> = (1..t.len())
+                .filter(|&i| t[i] == b'\n' && matches!(t[i - 1], b' ' | b'\t'))
+                .collect();
+            assert_eq!(blank_ended(&t).collect::<Vec<_>>(), want, "{t:?}");
         }
     }
 }

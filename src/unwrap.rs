@@ -282,7 +282,8 @@ fn mail_signature(text: &str, first: usize, last: usize) -> Option<usize> {
 fn tail_after_line(text: &str, first: usize, last: usize, end: &str) -> Option<usize> {
     // The last closing line, sought from the end, where it nearly always is
     // (a forward search read every line of a large patch).
-    let starts = memchr::memrchr_iter(b'\n', &text.as_bytes()[first..last])
+    let starts = crate::bytes::iter(b'\n', &text.as_bytes()[first..last])
+        .rev()
         .map(|i| first + i + 1)
         .filter(|&s| s < last)
         .chain(std::iter::once(first));

@@ -6,6 +6,7 @@ use super::locate::Placed;
 use super::output::{Builder, Pieces};
 use super::text::FileText;
 use crate::ir::{Edit, Eol, Finish, NewLine};
+use crate::newlines::blank_ended;
 
 /// How the lines of the written file end and look as a whole.
 #[derive(Debug, Clone, Copy)]
@@ -56,6 +57,8 @@ pub fn assemble<'p>(
         eol,
         whole: shape.eol.is_some() || shape.finish.strip_trailing_whitespace,
         strip: shape.finish.strip_trailing_whitespace,
+        cr: NextCr::new(),
+        blank: BlankEnds::default(),
     };
     out.b.push_original(0, file.prefix_len());
     let mut cursor = 0;
@@ -136,6 +139,56 @@ struct Out<'p, 'f> {
     /// Each original line is written on its own (reshaped), not as a range.
     whole: bool,
     strip: bool,
+    cr: NextCr,
+    blank: BlankEnds,
+}
+
+/// Where the file's lines end in a blank (a `\n` after a space or a tab),
+/// found in one pass over the file when first asked: the ranges asked
+/// about, one for each kept run of lines, are many and mostly short.
+#[derive(Default)]
+struct BlankEnds(Option<Vec<u32>>);
+
+impl BlankEnds {
+    /// The `\n`s after a blank in `text[start..end]`, as offsets in `text`.
+    fn within(&mut self, text: &[u8], start: usize, end: usize) -> &[u32] {
+        let all = self
+            .0
+            .get_or_insert_with(|| blank_ended(text).map(|i| i as u32).collect());
+        let from = all.partition_point(|&i| (i as usize) < start);
+        let to = all.partition_point(|&i| (i as usize) < end);
+        &all[from..to]
+    }
+}
+
+/// Where the next `\r` at or after a point of the file is, so that the
+/// ranges [`Out::original`] asks about, one for each kept run of lines
+/// (hundreds of thousands in a large apply), are not each searched: a
+/// search runs from a range's start to the next `\r` or the file's end,
+/// and the ranges after it up to there need none.
+struct NextCr {
+    /// `at` is the first `\r` in `from..`, or the text's length; nothing
+    /// is known before the first search.
+    from: usize,
+    at: usize,
+}
+
+impl NextCr {
+    fn new() -> Self {
+        NextCr {
+            from: usize::MAX,
+            at: 0,
+        }
+    }
+
+    /// Whether `text[start..end]` holds a `\r`.
+    fn within(&mut self, text: &[u8], start: usize, end: usize) -> bool {
+        if start < self.from || self.at < start {
+            self.from = start;
+            self.at = crate::bytes::find(b'\r', &text[start..]).map_or(text.len(), |i| start + i);
+        }
+        self.at < end
+    }
 }
 
 impl Out<'_, '_> {
@@ -160,7 +213,7 @@ impl Out<'_, '_> {
         // ap 3.1 writes every file this way. Where every break is `\n`,
         // the lines to reshape are searched for.
         let (start, end) = (file.start(from), file.start(to));
-        if self.eol == "\n" && memchr::memchr(b'\r', &file.text.as_bytes()[start..end]).is_none() {
+        if self.eol == "\n" && !self.cr.within(file.text.as_bytes(), start, end) {
             self.lf_only(start, end);
         } else {
             self.by_line(from, to);
@@ -203,26 +256,21 @@ impl Out<'_, '_> {
     /// [`Out::original`] for the text `start..end`, whose every line ends
     /// with `\n` (but perhaps the file's last), the ending to write: only
     /// trailing blanks (or no ending) make a line to reshape. Those are
-    /// found by searching the text for a blank before a line feed, not by
-    /// visiting each line.
+    /// looked up among the file's blank-ended lines, not found by visiting
+    /// each line.
     fn lf_only(&mut self, start: usize, end: usize) {
         let text = self.file.text;
         let bytes = &text.as_bytes()[start..end];
-        let mut blank_ends: Vec<usize> = match self.strip {
-            true => [&b" \n"[..], b"\t\n"]
-                .iter()
-                .flat_map(|pair| memchr::memmem::find_iter(bytes, pair))
-                .map(|at| start + at + 1)
-                .collect(),
-            false => vec![],
+        let blank_ends = match self.strip {
+            true => self.blank.within(text.as_bytes(), start, end),
+            false => &[],
         };
-        blank_ends.sort_unstable();
-        // A last line without an ending gets one.
-        let last = memchr::memrchr(b'\n', bytes).map_or(start, |at| start + at + 1);
-        let unended = (last < end).then_some(end);
+        // A last line without an ending gets one. `start..end` is whole
+        // lines, so only the file's last can lack one.
+        let unended = bytes.last().is_some_and(|&b| b != b'\n').then_some(end);
         let mut run = start;
-        for stop in blank_ends.into_iter().chain(unended) {
-            let line = memchr::memrchr(b'\n', &text.as_bytes()[start..stop])
+        for stop in blank_ends.iter().map(|&i| i as usize).chain(unended) {
+            let line = crate::bytes::rfind(b'\n', &text.as_bytes()[start..stop])
                 .map_or(start, |at| start + at + 1);
             let kept = match self.strip {
                 true => text[line..stop].trim_end_matches([' ', '\t']),
@@ -241,6 +289,28 @@ impl Out<'_, '_> {
 mod tests {
     use super::*;
     use crate::apply::output::Output;
+
+    /// The next `\r` answers as a search of each range would, the ranges
+    /// taken forward, backward, overlapping and empty.
+    #[test]
+    fn next_cr_answers_as_a_search_of_each_range() {
+        let text = b"ab\r\ncd\n\r\ref\n\ngh\rij";
+        let n = text.len();
+        let ranges: Vec<(usize, usize)> =
+            (0..=n).flat_map(|s| (s..=n).map(move |e| (s, e))).collect();
+        // Every range after every other, in both orders.
+        for (i, &(s1, e1)) in ranges.iter().enumerate() {
+            for &(s2, e2) in ranges[i..].iter().chain(&ranges[..i]).step_by(7) {
+                let mut cr = NextCr::new();
+                for (s, e) in [(s1, e1), (s2, e2), (s1, e1)] {
+                    let want = text[s..e].contains(&b'\r');
+                    assert_eq!(cr.within(text, s, e), want, "{s}..{e} after {s1}..{e1}");
+                }
+            }
+        }
+        let mut cr = NextCr::new();
+        assert!(!cr.within(b"no returns", 0, 10));
+    }
 
     /// The walk over line feeds writes what the walk over each line does,
     /// for every range of lines, stripped or not.
@@ -269,6 +339,8 @@ mod tests {
                                 eol: "\n",
                                 whole: true,
                                 strip,
+                                cr: NextCr::new(),
+                                blank: BlankEnds::default(),
                             };
                             let (start, end) = (file.start(from), file.start(to));
                             match fast {

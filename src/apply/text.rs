@@ -233,8 +233,8 @@ impl<'a> FileText<'a> {
         let lines = text.len() / 32 + 2;
         // A lone `\r` needs a `\r` first: one search for it spares most
         // files the two-byte search.
-        let starts = if lone_cr && memchr::memchr(b'\r', bytes).is_some() {
-            let ends = memchr::memchr2_iter(b'\n', b'\r', bytes)
+        let starts = if lone_cr && crate::bytes::find(b'\r', bytes).is_some() {
+            let ends = crate::bytes::iter2(b'\n', b'\r', bytes)
                 .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'));
             let all = ends.map(|i| i as u32 + 1);
             Starts::new(std::iter::once(first).chain(all).chain(end), lines)

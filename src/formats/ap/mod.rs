@@ -148,7 +148,7 @@ pub fn parse<'t>(
     );
     // A tab between the ID and the directive needs a tab in the patch:
     // without one, the walk over every token is spared.
-    if memchr::memchr(b'\t', input.as_bytes()).is_some() {
+    if crate::bytes::find(b'\t', input.as_bytes()).is_some() {
         for pad in pairs
             .clone()
             .flatten()
