@@ -7,15 +7,16 @@
 //! tenth of the process, on that first call (README, "Start-up: the second
 //! CPU probe"). The C library has already probed once, at start-up, for its
 //! own use. These searches use SSE2, which every x86-64 CPU has, so nothing
-//! probes again; the line index, the one search over whole files, reads
-//! 64 bytes a step without them (`newlines`). Elsewhere they are `memchr`'s.
+//! probes again. The searches over many lines (the line split, a patch's
+//! line numbers) read 64 bytes a step instead (`newlines`). Elsewhere these
+//! are `memchr`'s.
 //!
 //! `clippy.toml` refuses the `memchr` functions that would probe, so a new
 //! call cannot bring the probe back unnoticed.
 
 #[cfg(target_arch = "x86_64")]
 mod imp {
-    use memchr::arch::x86_64::sse2::memchr::{One as SseOne, Two as SseTwo};
+    use memchr::arch::x86_64::sse2::memchr::One as SseOne;
 
     #[derive(Clone, Copy)]
     pub struct One(SseOne);
@@ -29,21 +30,6 @@ mod imp {
         }
         pub fn rfind(&self, hay: &[u8]) -> Option<usize> {
             self.0.rfind(hay)
-        }
-        pub fn count(&self, hay: &[u8]) -> usize {
-            self.0.count(hay)
-        }
-    }
-
-    #[derive(Clone, Copy)]
-    pub struct Two(SseTwo);
-
-    impl Two {
-        pub fn new(b1: u8, b2: u8) -> Two {
-            Two(SseTwo::new(b1, b2).expect("SSE2 is part of x86-64"))
-        }
-        pub fn find(&self, hay: &[u8]) -> Option<usize> {
-            self.0.find(hay)
         }
     }
 }
@@ -64,25 +50,10 @@ mod imp {
         pub fn rfind(&self, hay: &[u8]) -> Option<usize> {
             memchr::memrchr(self.0, hay)
         }
-        pub fn count(&self, hay: &[u8]) -> usize {
-            memchr::memchr_iter(self.0, hay).count()
-        }
-    }
-
-    #[derive(Clone, Copy)]
-    pub struct Two(u8, u8);
-
-    impl Two {
-        pub fn new(b1: u8, b2: u8) -> Two {
-            Two(b1, b2)
-        }
-        pub fn find(&self, hay: &[u8]) -> Option<usize> {
-            memchr::memchr2(self.0, self.1, hay)
-        }
     }
 }
 
-use imp::{One, Two};
+use imp::One;
 
 /// The first `b` in `hay`.
 pub fn find(b: u8, hay: &[u8]) -> Option<usize> {
@@ -94,11 +65,6 @@ pub fn rfind(b: u8, hay: &[u8]) -> Option<usize> {
     One::new(b).rfind(hay)
 }
 
-/// How many `b` there are in `hay`.
-pub fn count(b: u8, hay: &[u8]) -> usize {
-    One::new(b).count(hay)
-}
-
 /// Every `b` in `hay`, from either end.
 pub fn iter(b: u8, hay: &[u8]) -> Iter<'_> {
     Iter {
@@ -106,15 +72,6 @@ pub fn iter(b: u8, hay: &[u8]) -> Iter<'_> {
         hay,
         front: 0,
         back: hay.len(),
-    }
-}
-
-/// Every `b1` or `b2` in `hay`, in order.
-pub fn iter2(b1: u8, b2: u8, hay: &[u8]) -> Iter2<'_> {
-    Iter2 {
-        two: Two::new(b1, b2),
-        hay,
-        at: 0,
     }
 }
 
@@ -141,23 +98,6 @@ impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<usize> {
         let at = self.front + self.one.rfind(&self.hay[self.front..self.back])?;
         self.back = at;
-        Some(at)
-    }
-}
-
-#[derive(Clone)]
-pub struct Iter2<'h> {
-    two: Two,
-    hay: &'h [u8],
-    at: usize,
-}
-
-impl Iterator for Iter2<'_> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        let at = self.at + self.two.find(self.hay.get(self.at..)?)?;
-        self.at = at + 1;
         Some(at)
     }
 }
@@ -194,10 +134,6 @@ mod tests {
             );
             assert_eq!(find(b'\n', &t), lf.first().copied());
             assert_eq!(rfind(b'\n', &t), lf.last().copied());
-            assert_eq!(count(b'\n', &t), lf.len());
-            let mut both = [lf.clone(), at(b'\r')].concat();
-            both.sort_unstable();
-            assert_eq!(iter2(b'\n', b'\r', &t).collect::<Vec<_>>(), both);
             // Taken from both ends at once, each position comes once.
             let mut it = iter(b'\n', &t);
             let mut met = vec![];

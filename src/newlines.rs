@@ -1,6 +1,7 @@
 //! Where `\n` stands in a text: the line splitter's one search, for
-//! files and for patch blocks; and where a line ends in a blank, for the
-//! formats that strip trailing whitespace.
+//! files and for patch blocks (and `\r` with it, where a lone one breaks
+//! a line); and where a line ends in a blank, for the formats that strip
+//! trailing whitespace.
 
 /// Where `\n` stands in `bytes`, ascending, found 64 bytes at a time (a
 /// mask of the line feeds in each block, then its bits): a line of code
@@ -15,6 +16,12 @@ pub fn newlines(bytes: &[u8]) -> Newlines<'_> {
 /// one byte has a bit. Such lines are rare, so this visits almost none.
 pub fn blank_ended(bytes: &[u8]) -> Bits<'_, AfterBlank> {
     Bits::new(bytes, AfterBlank { carry: 0 })
+}
+
+/// Where `\n` or `\r` stands, ascending: the breaks of a text whose
+/// policy also ends a line at a lone `\r`.
+pub fn line_breaks(bytes: &[u8]) -> Bits<'_, Breaks> {
+    Bits::new(bytes, Breaks)
 }
 
 pub type Newlines<'b> = Bits<'b, LineFeeds>;
@@ -42,6 +49,16 @@ impl Select for LineFeeds {
     #[inline]
     fn mask(&mut self, block: &[u8; BLOCK]) -> u64 {
         equal(block, b'\n')
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Breaks;
+
+impl Select for Breaks {
+    #[inline]
+    fn mask(&mut self, block: &[u8; BLOCK]) -> u64 {
+        equal(block, b'\n') | equal(block, b'\r')
     }
 }
 
@@ -137,8 +154,9 @@ fn equal(block: &[u8; BLOCK], byte: u8) -> u64 {
 mod tests {
     use super::*;
 
-    /// Every `\n` and nothing else, whatever the bytes around it, in a
-    /// whole block, across blocks and in the padded last one.
+    /// Every `\n` and nothing else (and every break, `\n` or `\r`),
+    /// whatever the bytes around it, in a whole block, across blocks and in
+    /// the padded last one.
     #[test]
     fn newlines_are_every_line_feed() {
         let mut texts: Vec<Vec<u8>> = vec![
@@ -154,6 +172,10 @@ mod tests {
         for t in texts {
             let want: Vec<usize> = (0..t.len()).filter(|&i| t[i] == b'\n').collect();
             assert_eq!(newlines(&t).collect::<Vec<_>>(), want, "{t:?}");
+            let breaks: Vec<usize> = (0..t.len())
+                .filter(|&i| matches!(t[i], b'\n' | b'\r'))
+                .collect();
+            assert_eq!(line_breaks(&t).collect::<Vec<_>>(), breaks, "{t:?}");
         }
     }
 

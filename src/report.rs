@@ -73,7 +73,7 @@ impl<'t> LineNumbers<'t> {
     fn line_of(&self, offset: usize) -> usize {
         let ends = self
             .ends
-            .get_or_init(|| crate::bytes::iter(b'\n', self.text.as_bytes()).collect());
+            .get_or_init(|| crate::newlines::newlines(self.text.as_bytes()).collect());
         ends.partition_point(|&e| e < offset) + 1
     }
 }

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::beside;
 use super::starts::Starts;
 use crate::ir::Level;
-use crate::newlines::newlines;
+use crate::newlines::{line_breaks, newlines};
 use crate::trim::trim;
 
 /// Lines `start..end` of a file.
@@ -234,7 +234,7 @@ impl<'a> FileText<'a> {
         // A lone `\r` needs a `\r` first: one search for it spares most
         // files the two-byte search.
         let starts = if lone_cr && crate::bytes::find(b'\r', bytes).is_some() {
-            let ends = crate::bytes::iter2(b'\n', b'\r', bytes)
+            let ends = line_breaks(bytes)
                 .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'));
             let all = ends.map(|i| i as u32 + 1);
             Starts::new(std::iter::once(first).chain(all).chain(end), lines)

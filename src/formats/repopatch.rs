@@ -465,7 +465,7 @@ impl<'a> Lowering<'a, Repopatch> {
     /// ("new", of operation `what`), reporting each line written the other
     /// way: blank lines are read with a warning, anything else is an error.
     fn block_lines(&mut self, block: Pair<'a, Rule>, side: &str, what: &str) -> Vec<Line<'a>> {
-        let mut lines = Vec::with_capacity(crate::bytes::count(b'\n', block.as_str().as_bytes()));
+        let mut lines = Vec::with_capacity(newlines(block.as_str().as_bytes()).count());
         for p in block.into_inner() {
             let rule = p.as_rule();
             if let Rule::old_run | Rule::new_run = rule {
