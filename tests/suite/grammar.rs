@@ -611,6 +611,13 @@ fn translator_refuses_what_lark_cannot_say() {
         ok.ends_with("start: body\nbody: LINE+ end\nLINE: \"+\\n\"\nend: \"$\"\n"),
         "{ok}"
     );
+    // A silent rule marked `lark: a terminal` is one, as a compound-atomic
+    // rule would be; unmarked, a silent rule is a rule.
+    let ok = exported("start = { key ~ gap }\n/// lark: a terminal\nkey = _{ \"k\" ~ eol }\neol = _{ \"\\n\" }\ngap = _{ eol* }");
+    assert!(
+        ok.ends_with("start: KEY gap\nKEY: \"k\" EOL\ngap: EOL*\nEOL: \"\\n\"\n"),
+        "{ok}"
+    );
     // One marked `lark: inline` is written where it is used, and an
     // omitted probe after it disappears.
     let ok = exported("start = { \"@\" ~ (body ~ probe? | probe) }\n/// lark: inline\nbody = @{ line+ }\nline = @{ \"+\" ~ \"\\n\" }\n/// lark: omit\nprobe = _{ line }");

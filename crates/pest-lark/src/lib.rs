@@ -15,7 +15,11 @@
 //!   rule: with implicit whitespace refused, atomicity changes only which
 //!   tokens pest keeps (one for the whole match), never the language. One
 //!   that says `lark: inline` is written out where it is used, as if the
-//!   grammar had never named it (it cannot refer to itself).
+//!   grammar had never named it (it cannot refer to itself). A silent
+//!   rule (`_{}`) whose doc comment says `lark: a terminal` is exported as
+//!   one: with implicit whitespace refused, a silent rule and a
+//!   compound-atomic one match the same text; pest only keeps no token for
+//!   the first.
 //! - A rule whose doc comment says `lark: exported as other` is written as
 //!   `other` wherever it is used. `other` must accept only text the rule
 //!   accepts (the comment says why), so the export can only shrink, as
@@ -70,6 +74,7 @@ const OMIT: &str = "lark: omit";
 const DROP_LOOKAHEAD: &str = "lark: lookahead only disambiguates";
 const AS_RULE: &str = "lark: a rule";
 const INLINE: &str = "lark: inline";
+const AS_TERMINAL: &str = "lark: a terminal";
 const EXPORTED_AS: &str = "lark: exported as ";
 
 struct Def {
@@ -231,7 +236,8 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
     for rule in rules {
         let doc = docs.get(&rule.name).map(String::as_str).unwrap_or("");
         let def = Def {
-            atomic: matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic)
+            atomic: (matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic)
+                || rule.ty == RuleType::Silent && doc.lines().any(|l| l.starts_with(AS_TERMINAL)))
                 && !doc
                     .lines()
                     .any(|l| l.starts_with(AS_RULE) || l.starts_with(INLINE)),

@@ -7,7 +7,7 @@ use pest::iterators::Pair;
 use super::ids::directive_id;
 use super::*;
 use crate::newlines::newlines;
-use crate::trim::{is_blank, trim};
+use crate::trim::is_blank;
 
 pub(super) type Lower<'t> = Lowering<'t, Ap<'t>>;
 
@@ -121,9 +121,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::header => self.header(part),
-                Rule::gap => {
-                    self.gap(part);
-                }
+                Rule::stray_line => self.stray(part),
                 Rule::file_block => blocks.push(part),
                 Rule::headless => {
                     let span = self.span(&part);
@@ -208,39 +206,35 @@ impl<'t> Lowering<'t, Ap<'t>> {
         }
     }
 
-    /// Blank lines, or text where only they belong.
-    fn gap(&mut self, pair: Pair<'t, Rule>) {
-        for line in pair.into_inner() {
-            if line.as_rule() != Rule::stray_line {
-                continue;
-            }
-            let span = self.line_span(&line);
-            let text = line.as_str().trim_end_matches('\n');
-            if self.foreign(text, span) {
-                continue;
-            }
-            if self.own.tolerant && text.trim_start().starts_with('#') {
-                self.warn(
-                    Code::ToleratedFormatSlip,
-                    span,
-                    "a `#` comment between directives is ignored",
-                    "comment",
-                );
-                continue;
-            }
-            let (message, hint) = if text.trim_start().starts_with('#') {
-                (
-                    "a comment between directives",
-                    "ap allows `#` comments only before the header; delete it (or apply with --tolerant)",
-                )
-            } else {
-                (
-                    "text where only a directive or a blank line may stand",
-                    "every value needs its directive above it, e.g. `<ID> snippet` before the lines to find",
-                )
-            };
-            self.error(span, message, "not part of any value", hint);
+    /// Text where only blank lines belong (a `gap`'s `stray_line`; the
+    /// gap is silent, so its lines stand among the parts around it).
+    fn stray(&mut self, line: Pair<'t, Rule>) {
+        let span = self.line_span(&line);
+        let text = line.as_str().trim_end_matches('\n');
+        if self.foreign(text, span) {
+            return;
         }
+        if self.own.tolerant && text.trim_start().starts_with('#') {
+            self.warn(
+                Code::ToleratedFormatSlip,
+                span,
+                "a `#` comment between directives is ignored",
+                "comment",
+            );
+            return;
+        }
+        let (message, hint) = if text.trim_start().starts_with('#') {
+            (
+                "a comment between directives",
+                "ap allows `#` comments only before the header; delete it (or apply with --tolerant)",
+            )
+        } else {
+            (
+                "text where only a directive or a blank line may stand",
+                "every value needs its directive above it, e.g. `<ID> snippet` before the lines to find",
+            )
+        };
+        self.error(span, message, "not part of any value", hint);
     }
 
     /// A line that is a directive with another patch ID: `id_mismatch`.
@@ -307,8 +301,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
             let span = Span::new(start, start + text.len());
             start += next - at;
             at = next;
-            let t = trim(text);
-            if t.starts_with("```") || t.starts_with("~~~") {
+            if is_fence(text) {
                 fenced = !fenced;
             }
             if !fenced {
@@ -417,21 +410,19 @@ impl<'t> Lowering<'t, Ap<'t>> {
         (eol, inline)
     }
 
-    /// An action directive and its values and options.
+    /// An action directive and its values and options. The directive is
+    /// the item's first line (in the canonical order its rule is silent,
+    /// as are a gap and the keys of values: fewer tokens for pest to keep).
     fn action_item(&mut self, item: Pair<'t, Rule>) -> Pending<'t> {
-        let mut inner = item.into_inner();
-        let action = inner
-            .next()
-            .expect("an action block starts with its action");
-        let span = self.line_span(&action);
-        let kw = self.keyword(&action);
+        let span = Span::line_at(self.text, self.span(&item).start);
+        let kw = self.keyword(&item);
         let mut pending = Pending::new(kw, span);
         self.own.last_value = None;
-        for part in inner {
-            if part.as_rule() == Rule::gap {
-                self.gap(part);
-            } else {
-                self.part(part, &mut pending);
+        for part in item.into_inner() {
+            match part.as_rule() {
+                Rule::action | Rule::create_action | Rule::recreate_action | Rule::blank_line => {}
+                Rule::stray_line => self.stray(part),
+                _ => self.part(part, &mut pending),
             }
         }
         pending
@@ -522,11 +513,10 @@ impl<'t> Lowering<'t, Ap<'t>> {
     fn part(&mut self, part: Pair<'t, Rule>, pending: &mut Pending<'t>) {
         match part.as_rule() {
             Rule::keyed | Rule::anchor_kv | Rule::snippet_kv | Rule::tail_kv | Rule::content_kv => {
-                let mut inner = part.into_inner();
-                let key = inner.next().expect("a value starts with its key");
-                let span = self.line_span(&key);
-                let kw = self.keyword(&key);
-                let value = inner.next();
+                // The key is the first line (a silent rule but in `keyed`).
+                let span = Span::line_at(self.text, self.span(&part).start);
+                let kw = self.keyword(&part);
+                let value = part.into_inner().find(|p| is_value(p.as_rule()));
                 let vspan = value.as_ref().map(|v| self.span(v));
                 if let Some(first) = pending.value(kw) {
                     self.diags.push(
@@ -563,8 +553,8 @@ impl<'t> Lowering<'t, Ap<'t>> {
                         _ => {}
                     }
                 }
-                if let Some(gap) = inner.next() {
-                    self.gap(gap);
+                for line in inner.filter(|l| l.as_rule() == Rule::stray_line) {
+                    self.stray(line);
                 }
                 self.own.last_value = None;
                 pending.options.push((kw, span, n));
@@ -597,10 +587,64 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 }
 
+/// Whether a line opens or closes a markdown fence: ```` ``` ```` or `~~~`
+/// after its leading whitespace. Spaces and tabs are skipped here; a line
+/// whose first other byte is whitespace too, or not ASCII, is left to
+/// `str::trim_start` (Unicode's whitespace). Every line of every value is
+/// asked, and nearly all of them answer at their first byte of text.
+fn is_fence(line: &str) -> bool {
+    let b = line.as_bytes();
+    let i = b.iter().position(|&c| c != b' ' && c != b'\t');
+    let rest = match i.map(|i| (i, b[i])) {
+        None => return false,
+        Some((_, c)) if (b'\t'..=b'\r').contains(&c) || !c.is_ascii() => line.trim_start(),
+        Some((_, c)) if c != b'`' && c != b'~' => return false,
+        Some((i, _)) => &line[i..],
+    };
+    rest.starts_with("```") || rest.starts_with("~~~")
+}
+
 /// Whether a pair is a value of some kind (the canonical ones are stricter).
 pub(super) fn is_value(rule: Rule) -> bool {
     matches!(
         rule,
         Rule::value | Rule::filled_value | Rule::tail_value | Rule::path_value
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trim::trim;
+
+    /// `is_fence` answers as the trimmed line's prefix does.
+    #[test]
+    fn a_fence_is_three_backticks_or_tildes_after_whitespace() {
+        for line in [
+            "```",
+            "```rust",
+            "  ```",
+            "\t~~~",
+            "~~~ x",
+            "`` `",
+            "~~",
+            "",
+            "   ",
+            "x```",
+            "\u{b}```",
+            "\u{c}~~~",
+            "\r```",
+            "\u{a0}```",
+            "\u{2003} ~~~",
+            "é```",
+            " \u{85}```",
+            "    code",
+            "#```",
+            "\t \t```",
+        ] {
+            let t = trim(line);
+            let want = t.starts_with("```") || t.starts_with("~~~");
+            assert_eq!(is_fence(line), want, "{line:?}");
+        }
+    }
 }

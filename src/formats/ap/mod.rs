@@ -75,20 +75,19 @@ fn rule_name(rule: &Rule) -> String {
         Rule::action_block
         | Rule::action
         | Rule::action_kw
-        | Rule::replace_action
-        | Rule::insert_action
-        | Rule::delete_action
         | Rule::create_action
-        | Rule::recreate_action => "an action directive",
+        | Rule::recreate_action
+        | Rule::replace_mod
+        | Rule::insert_mod
+        | Rule::delete_mod => "an action directive",
         Rule::keyed | Rule::value_key => "a value directive",
-        Rule::anchor_kv | Rule::anchor_key => "`<ID> anchor`",
-        Rule::snippet_kv | Rule::snippet_key => "`<ID> snippet`",
-        Rule::tail_kv | Rule::tail_key => "`<ID> snippet_tail`",
-        Rule::content_kv | Rule::content_key => "`<ID> content`",
+        Rule::anchor_kv => "`<ID> anchor`",
+        Rule::snippet_kv => "`<ID> snippet`",
+        Rule::tail_kv => "`<ID> snippet_tail`",
+        Rule::content_kv => "`<ID> content`",
         Rule::option | Rule::option_directive => "an option",
         Rule::rename_block | Rule::loose_rename | Rule::rename_directive => "`<ID> RENAME`",
         Rule::blank_line
-        | Rule::gap
         | Rule::stray_line
         | Rule::value
         | Rule::value_line
