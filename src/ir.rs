@@ -39,7 +39,7 @@ impl Span {
     pub fn line_at(text: &str, start: usize) -> Span {
         Span::new(
             start,
-            text[start..].find('\n').map_or(text.len(), |i| start + i),
+            crate::bytes::find(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i),
         )
     }
 

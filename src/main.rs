@@ -161,12 +161,19 @@ fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
         Some(p) if p == Path::new("-") => ("<stdin>".to_string(), read_stdin()?),
         Some(p) => (
             p.display().to_string(),
-            std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?,
+            read_file(p).map_err(|e| format!("{}: {e}", p.display()))?,
         ),
     };
     // Bytes that are not UTF-8 are carried along (see `lossless`): a
     // patch may add a Latin-1 line to a Latin-1 file.
     Ok((name, grammar_patch::lossless::decode(bytes)))
+}
+
+/// A patch file, read as the applier reads a target (`read_sized`).
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    grammar_patch::apply::fs::read_sized(&file, size as usize)
 }
 
 fn read_stdin() -> Result<Vec<u8>, String> {

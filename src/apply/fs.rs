@@ -342,25 +342,7 @@ impl FileTree for DiskTree {
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
         let fd = self.open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())?;
         let st = rfs::fstat(&fd)?;
-        // The size is known: read into a buffer one byte larger, so the
-        // second read sees the end (`read_to_end` would ask the size again,
-        // and the position: two more system calls a file).
-        let mut bytes = vec![0; st.st_size as usize + 1];
-        huge_pages(&mut bytes);
-        let mut len = 0;
-        loop {
-            if len == bytes.len() {
-                // The file grew while read: take the rest.
-                bytes.resize(len * 2, 0);
-            }
-            match rustix::io::read(&fd, &mut bytes[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(rustix::io::Errno::INTR) => {}
-                Err(e) => return Err(e.into()),
-            }
-        }
-        bytes.truncate(len);
+        let bytes = read_sized(&fd, st.st_size as usize)?;
         self.stamps
             .borrow_mut()
             .insert(path.to_string(), Stamp::of(&st));
@@ -556,6 +538,57 @@ fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::R
     }
 }
 
+/// The whole of an open file whose size is known (`size`, from `fstat`):
+/// read into a buffer one byte larger, so the second read sees the end
+/// (`read_to_end` would ask the size again, and the position: two more
+/// system calls a file); a file that grew meanwhile is read to its end.
+pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0; size + 1];
+    huge_pages(&mut bytes);
+    populate(&mut bytes);
+    let mut len = 0;
+    loop {
+        if len == bytes.len() {
+            // The file grew while read: take the rest.
+            bytes.resize(len * 2, 0);
+        }
+        match rustix::io::read(&fd, &mut bytes[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    bytes.truncate(len);
+    Ok(bytes)
+}
+
+/// Maps a large, still untouched buffer's pages in one call, before the
+/// read fills it: the kernel otherwise takes a page fault for each page
+/// while it copies (`MADV_POPULATE_WRITE`: a large apply took 0.95–0.97 ×
+/// as long, the patch and the file each read so). Advice only: a kernel
+/// older than 5.14 refuses it and nothing changes.
+fn populate(buf: &mut [u8]) {
+    const PAGE: usize = 4096;
+    if buf.len() < 64 * PAGE {
+        return;
+    }
+    let start = (buf.as_mut_ptr() as usize).next_multiple_of(PAGE);
+    let end = (buf.as_mut_ptr() as usize + buf.len()) / PAGE * PAGE;
+    if end > start {
+        // SAFETY: the range lies inside `buf`, which we own mutably, and
+        // MADV_POPULATE_WRITE only faults its pages in, as writing a zero
+        // to each (already zero) byte would; an error changes nothing.
+        let _ = unsafe {
+            rustix::mm::madvise(
+                start as *mut _,
+                end - start,
+                rustix::mm::Advice::LinuxPopulateWrite,
+            )
+        };
+    }
+}
+
 /// Asks for transparent huge pages over the 2 MiB-aligned interior of a
 /// large, still untouched buffer: a 7 MB file is then read into four page
 /// faults instead of 1,800. Advice only: where the kernel has no huge pages
@@ -584,6 +617,23 @@ fn huge_pages(buf: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file is read to its end whatever size it was said to have: the
+    /// size of a pipe (0), a file that grew since `fstat`, a large one
+    /// whose pages are populated first.
+    #[test]
+    fn a_sized_read_takes_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        for len in [0, 1, 4095, 4096, 300_000] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            std::fs::write(&path, &bytes).unwrap();
+            for said in [0, len / 2, len] {
+                let file = std::fs::File::open(&path).unwrap();
+                assert_eq!(read_sized(&file, said).unwrap(), bytes, "{len} {said}");
+            }
+        }
+    }
 
     /// More pieces than one `writev` takes, empty ones among them, land
     /// in order and are counted.
