@@ -544,8 +544,8 @@ fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::R
 /// system calls a file); a file that grew meanwhile is read to its end.
 pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
     let mut bytes = vec![0; size + 1];
-    huge_pages(&mut bytes);
-    populate(&mut bytes);
+    advise(&mut bytes, Advice::HugePages);
+    advise(&mut bytes, Advice::Populate);
     let mut len = 0;
     loop {
         if len == bytes.len() {
@@ -563,54 +563,40 @@ pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Maps a large, still untouched buffer's pages in one call, before the
-/// read fills it: the kernel otherwise takes a page fault for each page
-/// while it copies (`MADV_POPULATE_WRITE`: a large apply took 0.95–0.97 ×
-/// as long, the patch and the file each read so). Advice only: a kernel
-/// older than 5.14 refuses it and nothing changes.
-fn populate(buf: &mut [u8]) {
-    const PAGE: usize = 4096;
-    if buf.len() < 64 * PAGE {
-        return;
-    }
-    let start = (buf.as_mut_ptr() as usize).next_multiple_of(PAGE);
-    let end = (buf.as_mut_ptr() as usize + buf.len()) / PAGE * PAGE;
-    if end > start {
-        // SAFETY: the range lies inside `buf`, which we own mutably, and
-        // MADV_POPULATE_WRITE only faults its pages in, as writing a zero
-        // to each (already zero) byte would; an error changes nothing.
-        let _ = unsafe {
-            rustix::mm::madvise(
-                start as *mut _,
-                end - start,
-                rustix::mm::Advice::LinuxPopulateWrite,
-            )
-        };
-    }
+/// Advice for a large buffer not yet touched, given for the part of it
+/// aligned to the advice's unit. Advice only: where the kernel cannot
+/// follow it (no huge pages to give, THP off, a kernel before 5.14),
+/// nothing changes.
+#[derive(Clone, Copy)]
+enum Advice {
+    /// Transparent huge pages over the 2 MiB-aligned interior of a buffer
+    /// of 4 MiB or more: a 7 MB file is then read into four page faults
+    /// instead of 1,800.
+    HugePages,
+    /// Every page of a buffer of 256 KiB or more mapped in one call,
+    /// before the read fills it; the kernel otherwise takes a fault for
+    /// each page while it copies (`MADV_POPULATE_WRITE`: a large apply
+    /// took 0.95–0.97 × as long, the patch and the file each read so).
+    Populate,
 }
 
-/// Asks for transparent huge pages over the 2 MiB-aligned interior of a
-/// large, still untouched buffer: a 7 MB file is then read into four page
-/// faults instead of 1,800. Advice only: where the kernel has no huge pages
-/// to give (or THP is off) nothing changes.
-fn huge_pages(buf: &mut [u8]) {
-    const HUGE: usize = 2 << 20;
-    if buf.len() < 2 * HUGE {
+fn advise(buf: &mut [u8], advice: Advice) {
+    let (unit, least, advice) = match advice {
+        Advice::HugePages => (2 << 20, 4 << 20, rustix::mm::Advice::LinuxHugepage),
+        Advice::Populate => (4 << 10, 256 << 10, rustix::mm::Advice::LinuxPopulateWrite),
+    };
+    if buf.len() < least {
         return;
     }
-    let start = (buf.as_mut_ptr() as usize).next_multiple_of(HUGE);
-    let end = (buf.as_mut_ptr() as usize + buf.len()) / HUGE * HUGE;
+    let start = (buf.as_mut_ptr() as usize).next_multiple_of(unit);
+    let end = (buf.as_mut_ptr() as usize + buf.len()) / unit * unit;
     if end > start {
         // SAFETY: the range lies inside `buf`, which we own mutably, and
-        // MADV_HUGEPAGE never changes the contents of memory (unlike
-        // MADV_DONTNEED or MADV_FREE); an error only means no huge pages.
-        let _ = unsafe {
-            rustix::mm::madvise(
-                start as *mut _,
-                end - start,
-                rustix::mm::Advice::LinuxHugepage,
-            )
-        };
+        // neither advice changes the contents of memory (unlike
+        // MADV_DONTNEED or MADV_FREE): MADV_HUGEPAGE only says how to back
+        // it, MADV_POPULATE_WRITE faults its (zero) pages in as a write of
+        // a zero would. An error changes nothing.
+        let _ = unsafe { rustix::mm::madvise(start as *mut _, end - start, advice) };
     }
 }
 
@@ -664,14 +650,16 @@ mod tests {
         (0..len).map(|i| (i * 31 + i / 4096) as u8).collect()
     }
 
-    /// The advice never changes what memory holds: a wrong advice
+    /// Neither advice changes what memory holds: a wrong advice
     /// (`MADV_DONTNEED`, `MADV_FREE`) would zero what was written.
     #[test]
-    fn huge_page_advice_keeps_the_contents() {
+    fn advice_keeps_the_contents() {
         let want = pattern(9 << 20);
-        let mut buf = want.clone();
-        huge_pages(&mut buf);
-        assert!(buf == want);
+        for advice in [Advice::HugePages, Advice::Populate] {
+            let mut buf = want.clone();
+            advise(&mut buf, advice);
+            assert!(buf == want);
+        }
     }
 
     /// A file large enough for the advice reads back byte for byte, the
