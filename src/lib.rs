@@ -37,10 +37,10 @@ pub mod payload;
 pub mod report;
 pub mod unwrap;
 
+mod bytes;
 // The shared model every format lowers into. Public only so that the
 // trust tests can plan and commit in two steps (a race between them is
 // what they attack); it is no part of the API and may change.
-mod bytes;
 #[doc(hidden)]
 pub mod ir;
 mod newlines;

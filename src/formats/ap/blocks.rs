@@ -591,8 +591,9 @@ impl<'t> Lowering<'t, Ap<'t>> {
 /// after its leading whitespace. Spaces and tabs are skipped here; a line
 /// whose first other byte is whitespace too, or not ASCII, is left to
 /// `str::trim_start` (Unicode's whitespace). Every line of every value is
-/// asked, and nearly all of them answer at their first byte of text.
-fn is_fence(line: &str) -> bool {
+/// asked (and, in tolerant mode, every line of the patch: `ids.rs`), and
+/// nearly all of them answer at their first byte of text.
+pub(super) fn is_fence(line: &str) -> bool {
     let b = line.as_bytes();
     let i = b.iter().position(|&c| c != b' ' && c != b'\t');
     let rest = match i.map(|i| (i, b[i])) {

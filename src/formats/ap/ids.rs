@@ -1,5 +1,6 @@
 //! Tolerant mode's repair of directive IDs that drifted from the header's.
 
+use super::blocks::is_fence;
 use super::KEYWORDS;
 use crate::error::{Code, Diagnostic};
 use crate::ir::Span;
@@ -20,8 +21,7 @@ pub fn correct_drifted_ids(text: &mut String, body: Span) -> Vec<Diagnostic> {
         at += line.len();
         let line = line.trim_end_matches('\n');
         let Some(other) = directive_id(line) else {
-            let t = line.trim_start();
-            if id.is_some() && (t.starts_with("```") || t.starts_with("~~~")) {
+            if id.is_some() && is_fence(line) {
                 fenced = !fenced;
             }
             continue;
