@@ -44,7 +44,13 @@ pub enum Refusal {
     Changed,
     /// The file has other hard links; it is never written in place.
     Linked,
+    /// The file is [`TOO_LARGE`] bytes or more: refused before it is read.
+    TooLarge,
 }
+
+/// The size from which a file is not patched (4 GiB: line starts are
+/// `u32`s).
+pub const TOO_LARGE: u64 = u32::MAX as u64;
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -52,6 +58,7 @@ impl fmt::Display for Refusal {
             Refusal::Escapes => "the path leads outside the root",
             Refusal::Changed => "the file was changed by another process after it was read",
             Refusal::Linked => "the file has other hard links",
+            Refusal::TooLarge => "the file is 4 GiB or larger",
         })
     }
 }
@@ -342,6 +349,11 @@ impl FileTree for DiskTree {
     fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
         let fd = self.open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())?;
         let st = rfs::fstat(&fd)?;
+        // A sparse file can be any size: refused by its size, it is never
+        // read into memory it would not fit.
+        if st.st_size as u64 >= TOO_LARGE {
+            return Err(refused(Refusal::TooLarge));
+        }
         let bytes = read_sized(&fd, st.st_size as usize)?;
         self.stamps
             .borrow_mut()
@@ -546,13 +558,15 @@ fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::R
 /// zeroed buffer (`vec![0; n]`) cost a small apply five of its 78 page
 /// faults, and 4-5 % of its time.
 pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(size + 1);
+    let mut bytes = Vec::new();
+    reserve(&mut bytes, size.saturating_add(1))?;
     advise(bytes.spare_capacity_mut(), Advice::HugePages);
     advise(bytes.spare_capacity_mut(), Advice::Populate);
     loop {
         if bytes.len() == bytes.capacity() {
             // The file grew while read: take the rest.
-            bytes.reserve(bytes.len());
+            let more = bytes.len();
+            reserve(&mut bytes, more)?;
         }
         match rustix::io::read(&fd, rustix::buffer::spare_capacity(&mut bytes)) {
             Ok(0) => break,
@@ -562,6 +576,17 @@ pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
         }
     }
     Ok(bytes)
+}
+
+/// Room for `more` bytes in `bytes`, or an error where memory has none
+/// (not the abort of a failed allocation).
+fn reserve(bytes: &mut Vec<u8>, more: usize) -> io::Result<()> {
+    bytes.try_reserve_exact(more).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!("no memory for {more} more bytes"),
+        )
+    })
 }
 
 /// Advice for a large buffer not yet touched, given for the part of it
@@ -652,6 +677,14 @@ mod tests {
     /// moved shows.
     fn pattern(len: usize) -> Vec<u8> {
         (0..len).map(|i| (i * 31 + i / 4096) as u8).collect()
+    }
+
+    /// A size no memory holds is an error, not an abort.
+    #[test]
+    fn a_sized_read_with_no_room_fails() {
+        let file = tempfile::tempfile().unwrap();
+        let err = read_sized(&file, usize::MAX).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::OutOfMemory);
     }
 
     /// Neither advice changes what memory holds: a wrong advice

@@ -276,18 +276,22 @@ impl<'s> OpCx<'_, 's> {
         if let Some(text) = self.touched_text(rel) {
             return Ok(text);
         }
+        let too_large = |rel: &RelPath| {
+            Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is 4 GiB or larger"))
+                .at(path.span, "too large to patch")
+                .path(rel.as_str())
+        };
         let bytes = match self.tree.read(rel) {
             Ok(b) => b,
+            Err(e) if super::fs::refusal(&e) == Some(super::fs::Refusal::TooLarge) => {
+                return self.fail(too_large(rel))
+            }
             Err(e) => return self.io_error(path, e),
         };
         // Bytes that are not UTF-8 are carried along (see `lossless`).
         let text = crate::lossless::decode(bytes);
-        if text.len() >= u32::MAX as usize {
-            return self.fail(
-                Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is 4 GiB or larger"))
-                    .at(path.span, "too large to patch")
-                    .path(rel.as_str()),
-            );
+        if text.len() as u64 >= super::fs::TOO_LARGE {
+            return self.fail(too_large(rel));
         }
         Ok(text)
     }

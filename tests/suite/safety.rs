@@ -255,3 +255,49 @@ fn a_file_swapped_for_a_link_after_planning_is_not_written_through() {
         );
     }
 }
+
+/// A target of 4 GiB or more is refused before it is read: a sparse file
+/// of 5 GiB (one line, then a hole), patched in every format by the
+/// binary under a 1 GiB limit on its address space. Read first, as it
+/// was, the file took 5 GiB of memory where the system had it and ended
+/// the process in an allocation failure (exit 134, no result) where it
+/// did not.
+#[test]
+fn a_file_of_4_gib_is_refused_without_being_read() {
+    for format in [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap] {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.txt");
+        let file = fs::File::create(&big).unwrap();
+        io::Write::write_all(&mut &file, b"old\n").unwrap();
+        file.set_len(5 << 30).unwrap();
+        drop(file);
+        let patch = dir.path().join("p.patch");
+        fs::write(&patch, modify(format, "big.txt")).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1048576 && exec \"$0\" apply --json --root \"$1\" \"$2\"")
+            .arg(env!("CARGO_BIN_EXE_grammar-patch"))
+            .arg(dir.path())
+            .arg(&patch)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let error = &result["error"];
+        assert_eq!(result["ok"], false, "{format}: {result}");
+        assert_eq!(error["code"], "unsupported_file", "{format}: {result}");
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("4 GiB or larger"),
+            "{format}: {result}"
+        );
+        assert_eq!(fs::metadata(&big).unwrap().len(), 5 << 30, "{format}");
+    }
+}
