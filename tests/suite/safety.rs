@@ -288,6 +288,7 @@ fn a_file_of_4_gib_is_refused_without_being_read() {
             String::from_utf8_lossy(&out.stderr)
         );
         let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        super::support::assert_valid_result(&result);
         let error = &result["error"];
         assert_eq!(result["ok"], false, "{format}: {result}");
         assert_eq!(error["code"], "unsupported_file", "{format}: {result}");
