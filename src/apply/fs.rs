@@ -554,9 +554,9 @@ fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::R
 /// read into a buffer one byte larger, so the second read sees the end
 /// (`read_to_end` would ask the size again, and the position: two more
 /// system calls a file); a file that grew meanwhile is read to its end.
-/// The read fills the buffer's spare room, which nothing zeroes first: a
-/// zeroed buffer (`vec![0; n]`) cost a small apply five of its 78 page
-/// faults, and 4-5 % of its time.
+/// The read fills the buffer's spare room: nothing zeroes it first (a
+/// `calloc`) for the read to overwrite, and a buffer that cannot be had
+/// is an error, not an abort.
 pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     reserve(&mut bytes, size.saturating_add(1))?;
