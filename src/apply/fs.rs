@@ -44,13 +44,10 @@ pub enum Refusal {
     Changed,
     /// The file has other hard links; it is never written in place.
     Linked,
-    /// The file is [`TOO_LARGE`] bytes or more: refused before it is read.
+    /// The file is at or over the size its reader takes: refused before
+    /// it is read.
     TooLarge,
 }
-
-/// The size from which a file is not patched (4 GiB: line starts are
-/// `u32`s).
-pub const TOO_LARGE: u64 = u32::MAX as u64;
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,7 +55,7 @@ impl fmt::Display for Refusal {
             Refusal::Escapes => "the path leads outside the root",
             Refusal::Changed => "the file was changed by another process after it was read",
             Refusal::Linked => "the file has other hard links",
-            Refusal::TooLarge => "the file is 4 GiB or larger",
+            Refusal::TooLarge => "the file is larger than its reader takes",
         })
     }
 }
@@ -346,12 +343,10 @@ impl FileTree for DiskTree {
         }
     }
 
-    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
+    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
         let fd = self.open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())?;
         let st = rfs::fstat(&fd)?;
-        // A sparse file can be any size: refused by its size, it is never
-        // read into memory it would not fit.
-        if st.st_size as u64 >= TOO_LARGE {
+        if st.st_size as u64 >= limit {
             return Err(refused(Refusal::TooLarge));
         }
         let bytes = read_sized(&fd, st.st_size as usize)?;
@@ -707,7 +702,23 @@ mod tests {
         let want = pattern((9 << 20) + 12345);
         std::fs::write(tmp.path().join("big"), &want).unwrap();
         let tree = DiskTree::new(tmp.path()).unwrap();
-        let got = tree.read(&RelPath::new("big").unwrap()).unwrap();
+        let got = tree.read(&RelPath::new("big").unwrap(), u64::MAX).unwrap();
         assert!(got == want);
+    }
+
+    /// A file of the reader's limit or more is refused, on disk and in
+    /// memory alike; one byte under it is read.
+    #[test]
+    fn a_read_refuses_a_file_at_its_limit() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("f"), "four").unwrap();
+        let disk = DiskTree::new(tmp.path()).unwrap();
+        let mem = super::super::MemTree::default().with_file("f", "four");
+        let f = RelPath::new("f").unwrap();
+        for tree in [&disk as &dyn FileTree, &mem] {
+            let e = tree.read(&f, 4).unwrap_err();
+            assert_eq!(refusal(&e), Some(Refusal::TooLarge), "{e}");
+            assert_eq!(tree.read(&f, 5).unwrap(), b"four");
+        }
     }
 }

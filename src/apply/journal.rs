@@ -83,7 +83,7 @@ impl Undo<'_> {
         match self {
             Undo::Restore { path, bytes, mode } => match tree.entry(path)? {
                 // Never written (the step failed to open it), or restored already.
-                Entry::File { .. } if tree.read(path)? == bytes[..] => Ok(()),
+                Entry::File { .. } if tree.read(path, u64::MAX)? == bytes[..] => Ok(()),
                 Entry::File { .. } => tree.write(path, &[bytes]),
                 Entry::Missing => tree.create(path, &[bytes], Some(*mode)),
                 _ => Err(io::Error::other(format!("{path}: no longer a file"))),
@@ -331,7 +331,7 @@ pub fn recover(tree: &mut dyn FileTree) -> io::Result<Recovered> {
     let log = path(LOG);
     let outcome = match tree.entry(&log)? {
         Entry::File { .. } => {
-            let bytes = tree.read(&log)?;
+            let bytes = tree.read(&log, u64::MAX)?;
             let mut undos = vec![];
             for undo in parse(&bytes) {
                 match undo {

@@ -18,6 +18,11 @@ use crate::paths::RelPath;
 use crate::validate::check_path;
 use crate::FileAction;
 
+/// The size from which a file is not patched (4 GiB: line starts are
+/// `u32`s). A target is refused by its size before it is read, and its
+/// text again after decoding, which may lengthen it.
+const TOO_LARGE: u64 = u32::MAX as u64;
+
 /// A file of a directory tree: its path, text and mode.
 pub type TreeFile = (RelPath, String, u32);
 
@@ -281,7 +286,7 @@ impl<'s> OpCx<'_, 's> {
                 .at(path.span, "too large to patch")
                 .path(rel.as_str())
         };
-        let bytes = match self.tree.read(rel) {
+        let bytes = match self.tree.read(rel, TOO_LARGE) {
             Ok(b) => b,
             Err(e) if super::fs::refusal(&e) == Some(super::fs::Refusal::TooLarge) => {
                 return self.fail(too_large(rel))
@@ -290,7 +295,7 @@ impl<'s> OpCx<'_, 's> {
         };
         // Bytes that are not UTF-8 are carried along (see `lossless`).
         let text = crate::lossless::decode(bytes);
-        if text.len() as u64 >= super::fs::TOO_LARGE {
+        if text.len() as u64 >= TOO_LARGE {
             return self.fail(too_large(rel));
         }
         Ok(text)

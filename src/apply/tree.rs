@@ -33,8 +33,12 @@ pub trait FileTree {
     /// Where the path really leads if, through a symbolic link, it leaves
     /// the root; `None` while it stays inside.
     fn escapes(&self, path: &RelPath) -> io::Result<Option<String>>;
-    /// The bytes of the regular file at `path`.
-    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>>;
+    /// The bytes of the regular file at `path`. A file of `limit` bytes or
+    /// more is refused without being read ([`Refusal::TooLarge`]: a sparse
+    /// file can claim any size).
+    ///
+    /// [`Refusal::TooLarge`]: super::fs::Refusal::TooLarge
+    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>>;
     /// Overwrites an existing regular file in place (keeping its inode,
     /// permissions and links) with the concatenation of `chunks`. Never
     /// follows a symbolic link.
@@ -138,12 +142,15 @@ impl FileTree for MemTree {
         Ok(None)
     }
 
-    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
+    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
         match self.files.get(path.as_str()) {
             Some((_, mode)) if is_link(*mode) => Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("{path}: a symbolic link"),
             )),
+            Some((b, _)) if b.len() as u64 >= limit => {
+                Err(io::Error::other(super::fs::Refusal::TooLarge))
+            }
             Some((b, _)) => Ok(b.clone()),
             None => Err(not_found(path)),
         }

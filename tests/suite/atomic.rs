@@ -47,8 +47,8 @@ impl<T: FileTree> FileTree for Faulty<T> {
     fn escapes(&self, path: &RelPath) -> io::Result<Option<String>> {
         self.inner.escapes(path)
     }
-    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
-        self.inner.read(path)
+    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
+        self.inner.read(path, limit)
     }
     fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
         if let Err(e) = self.step() {

@@ -194,8 +194,8 @@ impl FileTree for Swapping {
     fn escapes(&self, path: &RelPath) -> io::Result<Option<String>> {
         self.inner.escapes(path)
     }
-    fn read(&self, path: &RelPath) -> io::Result<Vec<u8>> {
-        self.inner.read(path)
+    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
+        self.inner.read(path, limit)
     }
     fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
         let at = self.root.join(path.as_str());

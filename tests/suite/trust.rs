@@ -263,8 +263,8 @@ impl FileTree for Faulty {
     fn escapes(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Option<String>> {
         self.0.escapes(p)
     }
-    fn read(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Vec<u8>> {
-        self.0.read(p)
+    fn read(&self, p: &grammar_patch::paths::RelPath, limit: u64) -> std::io::Result<Vec<u8>> {
+        self.0.read(p, limit)
     }
     fn write(&mut self, p: &grammar_patch::paths::RelPath, _: &[&[u8]]) -> std::io::Result<()> {
         Err(std::io::Error::new(
@@ -445,15 +445,22 @@ fn the_component_walk_keeps_links_inside_the_root() {
         DiskTree::new(&root).unwrap().walk_components(),
     ] {
         let p = |s: &str| grammar_patch::paths::RelPath::new(s).unwrap();
-        assert_eq!(tree.read(&p("in/deep/a.txt")).unwrap(), TEXT.as_bytes());
-        assert_eq!(tree.read(&p("real/up/a.txt")).unwrap(), TEXT.as_bytes());
         assert_eq!(
-            tree.read(&p("real/parent/real/deep/a.txt")).unwrap(),
+            tree.read(&p("in/deep/a.txt"), u64::MAX).unwrap(),
+            TEXT.as_bytes()
+        );
+        assert_eq!(
+            tree.read(&p("real/up/a.txt"), u64::MAX).unwrap(),
+            TEXT.as_bytes()
+        );
+        assert_eq!(
+            tree.read(&p("real/parent/real/deep/a.txt"), u64::MAX)
+                .unwrap(),
             TEXT.as_bytes()
         );
         for escape in ["out/x", "abs/passwd", "real/parent/out/x"] {
             assert!(tree.escapes(&p(escape)).unwrap().is_some(), "{escape}");
-            let e = tree.read(&p(escape)).unwrap_err();
+            let e = tree.read(&p(escape), u64::MAX).unwrap_err();
             assert_eq!(
                 apply::fs::refusal(&e),
                 Some(apply::fs::Refusal::Escapes),

@@ -235,13 +235,13 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
     let mut defs = BTreeMap::new();
     for rule in rules {
         let doc = docs.get(&rule.name).map(String::as_str).unwrap_or("");
+        let says = |directive: &str| doc.lines().any(|l| l.starts_with(directive));
         let def = Def {
             atomic: (matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic)
-                || rule.ty == RuleType::Silent && doc.lines().any(|l| l.starts_with(AS_TERMINAL)))
-                && !doc
-                    .lines()
-                    .any(|l| l.starts_with(AS_RULE) || l.starts_with(INLINE)),
-            inline: doc.lines().any(|l| l.starts_with(INLINE)),
+                || rule.ty == RuleType::Silent && says(AS_TERMINAL))
+                && !says(AS_RULE)
+                && !says(INLINE),
+            inline: says(INLINE),
             exported_as: doc.lines().find_map(|l| {
                 let rest = l.strip_prefix(EXPORTED_AS)?;
                 let end = rest
@@ -249,8 +249,8 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
                     .unwrap_or(rest.len());
                 Some(rest[..end].to_string())
             }),
-            omit: doc.lines().any(|l| l.starts_with(OMIT)),
-            drop_lookahead: doc.lines().any(|l| l.starts_with(DROP_LOOKAHEAD)),
+            omit: says(OMIT),
+            drop_lookahead: says(DROP_LOOKAHEAD),
             expr: rule.expr,
         };
         defs.insert(rule.name, def);
