@@ -1,7 +1,6 @@
 //! Where `\n` stands in a text: the line splitter's one search, for
 //! files and for patch blocks (and `\r` with it, where a lone one breaks
-//! a line); and where a line ends in a blank, for the formats that strip
-//! trailing whitespace.
+//! a line).
 
 /// Where `\n` stands in `bytes`, ascending, found 64 bytes at a time (a
 /// mask of the line feeds in each block, then its bits): a line of code
@@ -9,13 +8,6 @@
 /// starting than on searching.
 pub fn newlines(bytes: &[u8]) -> Newlines<'_> {
     Bits::new(bytes, LineFeeds)
-}
-
-/// Where `\n` stands right after a space or a tab, ascending: a mask of
-/// the line feeds in each block, kept where the mask of blanks shifted by
-/// one byte has a bit. Such lines are rare, so this visits almost none.
-pub fn blank_ended(bytes: &[u8]) -> Bits<'_, AfterBlank> {
-    Bits::new(bytes, AfterBlank { carry: 0 })
 }
 
 /// Where `\n` or `\r` stands, ascending: the breaks of a text whose
@@ -59,22 +51,6 @@ impl Select for Breaks {
     #[inline]
     fn mask(&mut self, block: &[u8; BLOCK]) -> u64 {
         equal(block, b'\n') | equal(block, b'\r')
-    }
-}
-
-#[derive(Clone, Copy)]
-pub struct AfterBlank {
-    /// 1 when the byte before the next block is a blank.
-    carry: u64,
-}
-
-impl Select for AfterBlank {
-    #[inline]
-    fn mask(&mut self, block: &[u8; BLOCK]) -> u64 {
-        let blanks = equal(block, b' ') | equal(block, b'\t');
-        let wanted = equal(block, b'\n') & (blanks << 1 | self.carry);
-        self.carry = blanks >> (BLOCK - 1);
-        wanted
     }
 }
 
@@ -176,34 +152,6 @@ mod tests {
                 .filter(|&i| matches!(t[i], b'\n' | b'\r'))
                 .collect();
             assert_eq!(line_breaks(&t).collect::<Vec<_>>(), breaks, "{t:?}");
-        }
-    }
-
-    /// Every `\n` after a blank and no other, also where the blank ends
-    /// one block and the `\n` starts the next.
-    #[test]
-    fn blank_ended_are_every_line_feed_after_a_blank() {
-        let mut texts: Vec<Vec<u8>> = vec![
-            b"".to_vec(),
-            b"\n".to_vec(),
-            b" \n".to_vec(),
-            b"a \nb\t\n\n \n\tc \n\n".to_vec(),
-        ];
-        texts.push((0..=255u8).cycle().take(3000).collect());
-        texts.push(b" \n\t".iter().copied().cycle().take(500).collect());
-        for at in 60..68 {
-            let mut t = vec![b'x'; 140];
-            t[at] = b' ';
-            t[at + 1] = b'\n';
-            t[at + 64] = b'\t';
-            t[at + 65] = b'\n';
-            texts.push(t);
-        }
-        for t in texts {
-            let want: Vec<usize> = (1..t.len())
-                .filter(|&i| t[i] == b'\n' && matches!(t[i - 1], b' ' | b'\t'))
-                .collect();
-            assert_eq!(blank_ended(&t).collect::<Vec<_>>(), want, "{t:?}");
         }
     }
 }

@@ -6,7 +6,6 @@ use super::locate::Placed;
 use super::output::{Builder, Pieces};
 use super::text::FileText;
 use crate::ir::{Edit, Eol, Finish, NewLine};
-use crate::newlines::blank_ended;
 
 /// How the lines of the written file end and look as a whole.
 #[derive(Debug, Clone, Copy)]
@@ -144,17 +143,15 @@ struct Out<'p, 'f> {
 }
 
 /// Where the file's lines end in a blank (a `\n` after a space or a tab),
-/// found in one pass over the file when first asked: the ranges asked
-/// about, one for each kept run of lines, are many and mostly short.
+/// found for all lines when first asked: the ranges asked about, one for
+/// each kept run of lines, are many and mostly short.
 #[derive(Default)]
 struct BlankEnds(Option<Vec<u32>>);
 
 impl BlankEnds {
-    /// The `\n`s after a blank in `text[start..end]`, as offsets in `text`.
-    fn within(&mut self, text: &[u8], start: usize, end: usize) -> &[u32] {
-        let all = self
-            .0
-            .get_or_insert_with(|| blank_ended(text).map(|i| i as u32).collect());
+    /// The `\n`s after a blank in `file.text[start..end]`, as offsets in it.
+    fn within(&mut self, file: &FileText, start: usize, end: usize) -> &[u32] {
+        let all = self.0.get_or_insert_with(|| file.blank_ended());
         let from = all.partition_point(|&i| (i as usize) < start);
         let to = all.partition_point(|&i| (i as usize) < end);
         &all[from..to]
@@ -262,7 +259,7 @@ impl Out<'_, '_> {
         let text = self.file.text;
         let bytes = &text.as_bytes()[start..end];
         let blank_ends = match self.strip {
-            true => self.blank.within(text.as_bytes(), start, end),
+            true => self.blank.within(self.file, start, end),
             false => &[],
         };
         // A last line without an ending gets one. `start..end` is whole

@@ -296,6 +296,17 @@ impl<'a> FileText<'a> {
         })
     }
 
+    /// Where a line feed ends a line right after a space or a tab, as
+    /// offsets, ascending: a byte check at each line's end, where a scan
+    /// of the text for them cost ap 3.1's large apply 4 %.
+    pub fn blank_ended(&self) -> Vec<u32> {
+        let b = self.text.as_bytes();
+        let ends = self.starts.iter().skip(1).map(|s| s as usize);
+        ends.filter(|&s| s >= 2 && b[s - 1] == b'\n' && matches!(b[s - 2], b' ' | b'\t'))
+            .map(|s| s as u32 - 1)
+            .collect()
+    }
+
     /// The ending of line `i`: `"\n"`, `"\r\n"` or `""` for a last line without one.
     pub fn eol(&self, i: usize) -> &'a str {
         let raw = self.raw(i);
@@ -673,6 +684,45 @@ mod tests {
         let f = FileText::new(&long);
         assert_eq!(f.len(), 200);
         assert!((0..200).all(|i| f.line(i) == format!("{i}{}", "x".repeat(1500))));
+    }
+
+    /// Every `\n` right after a space or a tab and no other, whatever the
+    /// file's breaks (a lone `\r`, `\r\n`, a byte-order mark, no final
+    /// line end), and in a file whose lines are too long for runs.
+    #[test]
+    fn blank_ended_are_every_line_feed_after_a_blank() {
+        let mut texts: Vec<String> = [
+            "",
+            "\n",
+            " \n",
+            "\u{feff} \n",
+            "a \nb\t\n\n \n\tc \n\n",
+            "a \r\nb \r \nc\t\r\n \t",
+            " \r\n\t\n \r",
+        ]
+        .map(String::from)
+        .to_vec();
+        texts.push(
+            (0..3000)
+                .map(|i| [' ', '\n', 'x', '\t', '\r'][i % 7 % 5])
+                .collect(),
+        );
+        texts.push(
+            (0..200)
+                .map(|i| format!("{}{}\n", "y".repeat(1500), [" ", ""][i % 2]))
+                .collect(),
+        );
+        for t in texts {
+            let b = t.as_bytes();
+            let want: Vec<u32> = (1..b.len())
+                .filter(|&i| b[i] == b'\n' && matches!(b[i - 1], b' ' | b'\t'))
+                .map(|i| i as u32)
+                .collect();
+            for lone_cr in [false, true] {
+                let f = FileText::with_breaks(&t, lone_cr);
+                assert_eq!(f.blank_ended(), want, "{t:?}, lone_cr {lone_cr}");
+            }
+        }
     }
 
     /// The index sorts in place, which scrambles a bucket: small buckets
