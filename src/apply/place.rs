@@ -248,13 +248,17 @@ impl Locating<'_, '_> {
             if seen.len() >= need {
                 break;
             }
+            // Only the nearest `need` lines are compared: the file's lines
+            // between two edits are often many more.
             let kept = (p.at().end..pos.max(p.at().end)).map(|l| self.file.line(l));
-            seen.extend(filled(kept.rev()));
-            seen.extend(filled(new_block(&edits[p.edit()]).map(|l| l.text).rev()));
+            seen.extend(filled(kept.rev()).take(need - seen.len()));
+            let written = new_block(&edits[p.edit()]).map(|l| l.text).rev();
+            seen.extend(filled(written).take(need.saturating_sub(seen.len())));
             pos = p.at().start;
         }
         if seen.len() < need {
-            seen.extend(filled((0..pos).rev().map(|l| self.file.line(l))).take(need));
+            let before = (0..pos).rev().map(|l| self.file.line(l));
+            seen.extend(filled(before).take(need - seen.len()));
         }
         seen.len() >= need
             && seen[..need]
