@@ -210,7 +210,8 @@ impl Out<'_, '_> {
         // ap 3.1 writes every file this way. Where every break is `\n`,
         // the lines to reshape are searched for.
         let (start, end) = (file.start(from), file.start(to));
-        if self.eol == "\n" && !self.cr.within(file.text.as_bytes(), start, end) {
+        let cr_free = file.has_no_cr() || !self.cr.within(file.text.as_bytes(), start, end);
+        if self.eol == "\n" && cr_free {
             self.lf_only(start, end);
         } else {
             self.by_line(from, to);

@@ -48,6 +48,9 @@ pub struct FileText<'a> {
     /// `u32`s (the planner refuses files of 4 GiB or more), about two
     /// bytes a line ([`Starts`]).
     starts: Starts,
+    /// The text was searched for a `\r` (to split at a lone one) and has
+    /// none: nothing else need search it again.
+    no_cr: bool,
     indexes: [OnceCell<Index>; KEYS],
     /// Per kind, the keys the patch is expected to look up, counted, and
     /// the index of only the lines of their pivots (see [`FileText::expect`]).
@@ -233,7 +236,8 @@ impl<'a> FileText<'a> {
         let lines = text.len() / 32 + 2;
         // A lone `\r` needs a `\r` first: one search for it spares most
         // files the two-byte search.
-        let starts = if lone_cr && crate::bytes::find(b'\r', bytes).is_some() {
+        let cr = lone_cr && crate::bytes::find(b'\r', bytes).is_some();
+        let starts = if cr {
             let ends = line_breaks(bytes)
                 .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'));
             let all = ends.map(|i| i as u32 + 1);
@@ -245,6 +249,7 @@ impl<'a> FileText<'a> {
         FileText {
             text,
             starts,
+            no_cr: lone_cr && !cr,
             indexes: Default::default(),
             expected: Default::default(),
         }
@@ -254,6 +259,12 @@ impl<'a> FileText<'a> {
     pub fn forget_indexes(&mut self) {
         self.indexes = Default::default();
         self.expected = Default::default();
+    }
+
+    /// Whether the text is known to hold no `\r` (found while splitting
+    /// it; `false` where that was not looked for).
+    pub fn has_no_cr(&self) -> bool {
+        self.no_cr
     }
 
     /// Bytes before the first line: a byte-order mark, or nothing.
@@ -677,6 +688,10 @@ mod tests {
             (2, "b", "\r")
         );
         assert_eq!(FileText::with_breaks("a\r", false).line(0), "a");
+        // Known to hold no `\r` only where it was searched for.
+        let no_cr = |t, lone_cr| FileText::with_breaks(t, lone_cr).has_no_cr();
+        assert!(no_cr("a\nb", true));
+        assert!(!no_cr("a\r\nb", true) && !no_cr("a\nb\r", true) && !no_cr("a\nb", false));
         // Lines long enough that a run of 64 spans over 64 KiB.
         let long: String = (0..200)
             .map(|i| format!("{i}{}\n", "x".repeat(1500)))
