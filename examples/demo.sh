@@ -18,10 +18,18 @@ echo
 echo "--- TREE/src/greet.py after the patch:"
 cat "$tree/src/greet.py"
 echo
+# stale.diff was written against an older greet.py (where farewell said
+# "Bye, "): the line it changes is not in the file.
 echo "\$ grammar-patch apply --root TREE examples/demo/stale.diff"
+files() { (cd "$tree" && find . -type f -exec cksum {} + | sort); }
+before=$(files)
 status=0
 "$gp" apply --root "$tree" examples/demo/stale.diff || status=$?
-echo "(exit status $status: rejected, nothing written)"
+if [ "$status" -ne 1 ] || [ "$(files)" != "$before" ]; then
+  echo "demo: the stale patch should be refused (exit 1) with nothing written; exit $status" >&2
+  exit 1
+fi
+echo "(exit status 1: refused, nothing written)"
 echo
 echo "\$ grammar-patch apply --json --root TREE examples/demo/stale.diff"
 "$gp" apply --json --root "$tree" examples/demo/stale.diff || true

@@ -5,6 +5,8 @@ use std::process::{Command, Output, Stdio};
 
 use grammar_patch::formats::Format;
 
+use super::support::Snapshot;
+
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_grammar-patch"));
     c.env_remove("NO_COLOR");
@@ -343,6 +345,35 @@ fn ap_applies_beside_the_patch_file_unless_root_is_given() {
     let fenced = copy.join("fenced.ap");
     std::fs::write(&fenced, format!("Here is the patch:\n\n```\n{ap}```\n")).unwrap();
     applies_beside(fenced.to_str().unwrap());
+}
+
+/// The bundled example, as `examples/demo.sh` (the README's main job)
+/// runs it: the feature applies, then the stale patch, written against an
+/// older file, is refused (exit 1) and nothing is written. The README's
+/// examples run the stale patch on the tree itself: refused there too.
+#[test]
+fn the_demo_applies_its_feature_and_refuses_its_stale_patch() {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo");
+    let tmp = tempfile::tempdir().unwrap();
+    Snapshot::load(&demo.join("tree")).write(tmp.path(), &Default::default());
+    let apply = |patch: &str| {
+        let patch = demo.join(patch);
+        let root = tmp.path().to_str().unwrap();
+        gp(&["apply", "--json", "--root", root, patch.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(apply("stale.diff").status.code(), Some(1));
+    assert_eq!(
+        Snapshot::load(tmp.path()),
+        Snapshot::load(&demo.join("tree"))
+    );
+    assert_eq!(apply("feature.diff").status.code(), Some(0));
+    let after_feature = Snapshot::load(tmp.path());
+    let out = apply("stale.diff");
+    assert_eq!(out.status.code(), Some(1), "{}", json(&out));
+    assert_eq!(json(&out)["error"]["code"], "context_not_found");
+    assert_eq!(Snapshot::load(tmp.path()), after_feature);
 }
 
 /// `grammar ap --id` specialises the export; `--tolerant` forgives what
