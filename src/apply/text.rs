@@ -373,6 +373,13 @@ impl<'a> FileText<'a> {
         // a pivot's, not every line with a key. One list a thread, not one
         // a chunk: the chunks' lists and their spare room were a tenth of a
         // large file's peak.
+        // A blank line's key is empty, the same for all of them (a tenth of
+        // a file's lines or more): whether it is a key is looked up once,
+        // and none is hashed. (The benchmark's patches hold a key whose
+        // filter bit is the empty key's, so every blank line went on to
+        // the map.)
+        let empty = hash_key("");
+        let empty_k = counts.get(&empty).copied();
         let (text, starts, len) = (self.text, &self.starts, self.len());
         let keyed: Vec<AtomicU64> = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         let count = |part: &mut Counting, chunk: usize| {
@@ -385,13 +392,19 @@ impl<'a> FileText<'a> {
             let first = tags.len();
             let mut word = 0u64;
             for i in lines.clone() {
-                let h = hash_key(&kind.of(line_at(text, starts, i)));
-                if present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1 {
-                    if let Some(&k) = counts.get(&h) {
-                        tally[k as usize] = tally[k as usize].saturating_add(1);
-                        word |= 1 << (i % 64);
-                        tags.push(tag(h));
+                let key = kind.of(line_at(text, starts, i));
+                let (h, k) = match key.is_empty() {
+                    true => (empty, empty_k),
+                    false => {
+                        let h = hash_key(&key);
+                        let filed = present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1;
+                        (h, filed.then(|| counts.get(&h).copied()).flatten())
                     }
+                };
+                if let Some(k) = k {
+                    tally[k as usize] = tally[k as usize].saturating_add(1);
+                    word |= 1 << (i % 64);
+                    tags.push(tag(h));
                 }
                 if i % 64 == 63 || i + 1 == lines.end {
                     keyed[i / 64].store(word, Ordering::Relaxed);
@@ -888,6 +901,51 @@ mod tests {
                 want,
                 "key {k}"
             );
+        }
+    }
+
+    /// A blank line's key is empty: counted and indexed without a hash
+    /// where the empty key is expected, passed over where it is not, on
+    /// one thread and on two.
+    #[test]
+    fn blank_lines_count_under_the_empty_key() {
+        for lines in [5000, CHUNK * beside::SHARED + 77] {
+            let text: String = (0..lines)
+                .map(|i| match i % 4 {
+                    0 => "\n".to_string(),
+                    1 => "  \t\r\n".to_string(),
+                    _ => format!("x {}\n", i % 7),
+                })
+                .collect();
+            let whole = FileText::new(&text);
+            let (empty, x) = (hash_key(""), hash_key("x 3"));
+            let blanks = whole.count(empty, Key::Trimmed);
+            assert_eq!(blanks, lines.div_ceil(4) + (lines + 2) / 4);
+            for expected in [true, false] {
+                let part = FileText::new(&text);
+                let mut counts: Counts = [(x, 0)].into_iter().collect();
+                if expected {
+                    counts.insert(empty, 0);
+                }
+                let mut seen = (0, 0);
+                part.expect(Key::Trimmed, counts, |c| {
+                    seen = (counted(c, empty), counted(c, x));
+                    mark_pivot(c, empty);
+                    mark_pivot(c, x);
+                });
+                let want = (
+                    if expected { blanks } else { 0 },
+                    whole.count(x, Key::Trimmed),
+                );
+                assert_eq!(seen, want, "{lines} lines, expected {expected}");
+                assert_eq!(part.is_pivot(empty, Key::Trimmed), expected);
+                for h in [empty, x] {
+                    assert_eq!(
+                        part.positions(h, Key::Trimmed).collect::<Vec<_>>(),
+                        whole.positions(h, Key::Trimmed).collect::<Vec<_>>()
+                    );
+                }
+            }
         }
     }
 
