@@ -74,7 +74,7 @@ pub fn refusal(err: &io::Error) -> Option<Refusal> {
     }
 }
 
-fn refused(r: Refusal) -> io::Error {
+pub(super) fn refused(r: Refusal) -> io::Error {
     io::Error::other(r)
 }
 

@@ -253,7 +253,7 @@ impl Locating<'_, '_> {
             let kept = (p.at().end..pos.max(p.at().end)).map(|l| self.file.line(l));
             seen.extend(filled(kept.rev()).take(need - seen.len()));
             let written = new_block(&edits[p.edit()]).map(|l| l.text).rev();
-            seen.extend(filled(written).take(need.saturating_sub(seen.len())));
+            seen.extend(filled(written).take(need - seen.len()));
             pos = p.at().start;
         }
         if seen.len() < need {

@@ -367,12 +367,6 @@ impl<'a> FileText<'a> {
         for (k, c) in counts.values_mut().enumerate() {
             *c = k as u32;
         }
-        // Each line with a key as a bit (a chunk's words are its own), and
-        // its key's tag (the hash's top 16 bits) in its thread's list, in
-        // order: the second pass hashes again only the lines whose tag is
-        // a pivot's, not every line with a key. One list a thread, not one
-        // a chunk: the chunks' lists and their spare room were a tenth of a
-        // large file's peak.
         // A blank line's key is empty, the same for all of them (a tenth of
         // a file's lines or more): whether it is a key is looked up once,
         // and none is hashed. (The benchmark's patches hold a key whose
@@ -380,6 +374,12 @@ impl<'a> FileText<'a> {
         // the map.)
         let empty = hash_key("");
         let empty_k = counts.get(&empty).copied();
+        // Each line with a key as a bit (a chunk's words are its own), and
+        // its key's tag (the hash's top 16 bits) in its thread's list, in
+        // order: the second pass hashes again only the lines whose tag is
+        // a pivot's, not every line with a key. One list a thread, not one
+        // a chunk: the chunks' lists and their spare room were a tenth of a
+        // large file's peak.
         let (text, starts, len) = (self.text, &self.starts, self.len());
         let keyed: Vec<AtomicU64> = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         let count = |part: &mut Counting, chunk: usize| {

@@ -149,7 +149,7 @@ impl FileTree for MemTree {
                 format!("{path}: a symbolic link"),
             )),
             Some((b, _)) if b.len() as u64 >= limit => {
-                Err(io::Error::other(super::fs::Refusal::TooLarge))
+                Err(super::fs::refused(super::fs::Refusal::TooLarge))
             }
             Some((b, _)) => Ok(b.clone()),
             None => Err(not_found(path)),
