@@ -132,7 +132,10 @@ enum ProviderArg {
 #[derive(Clone, Copy, ValueEnum)]
 enum Syntax {
     Lark,
+    /// The grammar file of udiff, codex and RepoPatch.
     Pest,
+    /// The grammar file of ap (an LR grammar over a line lexer).
+    Lalrpop,
 }
 
 fn codes_help() -> String {
@@ -364,10 +367,14 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
     }
     let text = match syntax {
         Syntax::Lark => format.lark_grammar_for(id),
-        Syntax::Pest if id.is_some() => {
-            return usage_error("--id specialises the Lark export only")
-        }
-        Syntax::Pest => Ok(format.pest_grammar().into()),
+        _ if id.is_some() => return usage_error("--id specialises the Lark export only"),
+        Syntax::Pest => format.pest_grammar().map(Into::into).ok_or_else(|| {
+            format!("{format}'s grammar is written in LALRPOP: use --syntax lalrpop")
+        }),
+        Syntax::Lalrpop => format
+            .lalrpop_grammar()
+            .map(Into::into)
+            .ok_or_else(|| format!("{format}'s grammar is written in pest: use --syntax pest")),
     };
     match text {
         Ok(text) => {

@@ -65,13 +65,24 @@ impl Format {
         }
     }
 
-    /// The format's pest grammar, the single source of its syntax.
-    pub fn pest_grammar(self) -> &'static str {
+    /// The format's pest grammar, the single source of its syntax; `None`
+    /// for ap, whose grammar is LALRPOP's ([`Format::lalrpop_grammar`]).
+    pub fn pest_grammar(self) -> Option<&'static str> {
         match self {
-            Format::Udiff => include_str!("../../grammars/udiff.pest"),
-            Format::Codex => include_str!("../../grammars/codex.pest"),
-            Format::Repopatch => include_str!("../../grammars/repopatch.pest"),
-            Format::Ap => include_str!("../../grammars/ap.pest"),
+            Format::Udiff => Some(include_str!("../../grammars/udiff.pest")),
+            Format::Codex => Some(include_str!("../../grammars/codex.pest")),
+            Format::Repopatch => Some(include_str!("../../grammars/repopatch.pest")),
+            // ap's grammar is LALRPOP's: `ap_in_export_language` says it.
+            Format::Ap => None,
+        }
+    }
+
+    /// The format's LALRPOP grammar (an LR grammar over a line lexer), the
+    /// single source of its syntax: ap's only.
+    pub fn lalrpop_grammar(self) -> Option<&'static str> {
+        match self {
+            Format::Ap => Some(include_str!("../../grammars/ap.lalrpop")),
+            _ => None,
         }
     }
 
@@ -200,14 +211,28 @@ pub fn parse<'t>(
 }
 
 /// The grammar rules in the parse tree of `text`, or `None` when it does
-/// not parse; used to check the Lark export against the pest parser.
+/// not parse (and for ap, whose grammar has no pest rules); used to check
+/// the Lark export against the pest parser.
 pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeSet<String>> {
     match format {
         Format::Udiff => udiff::rules_used(text),
         Format::Codex => codex::rules_used(text),
         Format::Repopatch => repopatch::rules_used(text),
-        Format::Ap => ap::rules_used(text),
+        // ap's grammar is LALRPOP's: `ap_in_export_language` says it.
+        Format::Ap => None,
     }
+}
+
+/// Whether `text` is in the language of ap's Lark export (ap's grammar is
+/// LALRPOP's, so it has no pest rules to name).
+pub fn ap_in_export_language(text: &str) -> bool {
+    ap::in_export_language(text)
+}
+
+/// The terminal of each line of an ap text as ap's lexer reads it
+/// (`None` for a line no terminal takes, where it stops).
+pub fn ap_line_terminals(text: &str) -> Vec<Option<&'static str>> {
+    ap::lexer::line_terminals(text)
 }
 
 /// The names of the rules in a parse tree.
@@ -265,32 +290,36 @@ pub(crate) fn syntax_error<R: RuleType>(
             InputLocation::Pos(p) => p,
             InputLocation::Span((s, _)) => s,
         };
-    let pos = pos.min(text.len());
-    let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
-    let found = &text[pos..line_end];
     let positives: &[R] = match &err.variant {
         ErrorVariant::ParsingError { positives, .. } => positives,
         ErrorVariant::CustomError { .. } => &[],
     };
     let advice = hint(positives);
-    let expected = match &err.variant {
-        ErrorVariant::ParsingError { positives, .. } if !positives.is_empty() => {
-            let mut names: Vec<String> = vec![];
+    let mut names: Vec<String> = vec![];
+    match &err.variant {
+        ErrorVariant::ParsingError { positives, .. } => {
             for name in positives.iter().map(rule_name) {
                 if !name.is_empty() && !names.contains(&name) {
                     names.push(name);
                 }
             }
-            match names.len() {
-                1 => names.remove(0),
-                _ => {
-                    let last = names.pop().unwrap_or_default();
-                    format!("{} or {last}", names.join(", "))
-                }
-            }
         }
-        ErrorVariant::ParsingError { .. } => "something else here".to_string(),
-        ErrorVariant::CustomError { message } => message.clone(),
+        ErrorVariant::CustomError { message } => names.push(message.clone()),
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    syntax_diagnostic(text, pos, &names, advice)
+}
+
+/// A `syntax_error` at `pos` in `text`: what was expected there (`names`,
+/// joined), the line found, and `hint`.
+pub(crate) fn syntax_diagnostic(text: &str, pos: usize, names: &[&str], hint: &str) -> Diagnostic {
+    let pos = pos.min(text.len());
+    let line_end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+    let found = &text[pos..line_end];
+    let expected = match names {
+        [] => "something else here".to_string(),
+        [one] => one.to_string(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
     };
     let label = if found.is_empty() {
         if pos >= text.len() {
@@ -309,5 +338,5 @@ pub(crate) fn syntax_error<R: RuleType>(
     };
     Diagnostic::new(Code::SyntaxError, format!("expected {expected}"))
         .at(Span::new(pos, end), label)
-        .hint(advice)
+        .hint(hint)
 }

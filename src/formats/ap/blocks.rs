@@ -2,9 +2,8 @@
 //! directives and values, into pending modifications (`modifications.rs`
 //! turns them into edits).
 
-use pest::iterators::Pair;
-
 use super::ids::directive_id;
+use super::tree::{Block, Item, Part, Tree};
 use super::*;
 use crate::newlines::newlines;
 use crate::trim::is_blank;
@@ -108,81 +107,59 @@ impl<'t> Pending<'t> {
 }
 
 impl<'t> Lowering<'t, Ap<'t>> {
+    /// A span of the parsed text as a span of the whole text.
+    fn at(&self, span: Span) -> Span {
+        Span::new(self.base + span.start, self.base + span.end)
+    }
+
     /// The keyword of a directive line: the word after the ID.
-    fn keyword(&self, line: &Pair<'t, Rule>) -> &'t str {
-        let text = line.as_str();
+    fn keyword(&self, line: Span) -> &'t str {
+        let text = &self.text[line.start..line.end];
         text.get(self.own.id.len()..)
             .and_then(|rest| rest.split_ascii_whitespace().next())
             .unwrap_or("")
     }
 
-    pub(super) fn patch(&mut self, pair: Pair<'t, Rule>) {
-        let mut blocks = vec![];
-        for part in pair.into_inner() {
-            match part.as_rule() {
-                Rule::header => self.header(part),
-                Rule::stray_line => self.stray(part),
-                Rule::file_block => blocks.push(part),
-                Rule::headless => {
-                    let span = self.span(&part);
-                    let mut inner = part.into_inner();
-                    let head = inner.next().expect("headless starts with FILE");
-                    self.own.id = head
-                        .clone()
-                        .into_inner()
-                        .find(|p| p.as_rule() == Rule::patch_id)
-                        .map_or("", |p| p.as_str());
-                    let first = Span::line_at(self.text, span.start);
-                    if self.own.tolerant {
-                        self.warn(
-                            Code::ToleratedFormatSlip,
-                            first,
-                            "the patch has no `<ID> AP 3.2` header; the ID of this `FILE` is taken",
-                            "the header belongs above this line",
-                        );
-                    } else {
-                        self.error(
-                            first,
-                            "the patch has no `<ID> AP 3.x` header",
-                            "the first directive, with no header above it",
-                            "put `<ID> AP 3.2` above the first `FILE` (or apply with --tolerant)",
-                        );
-                    }
-                    let (nested, own): (Vec<_>, Vec<_>) =
-                        inner.partition(|p| p.as_rule() == Rule::file_block);
-                    self.file_block(Some(head), own);
-                    blocks.extend(nested);
+    pub(super) fn patch(&mut self, tree: Tree) {
+        match tree.header {
+            Some(header) => self.header(self.at(header)),
+            None => {
+                let first = self.at(tree.blocks[0].head);
+                self.own.id = &self.text[first.start..first.start + 8];
+                if self.own.tolerant {
+                    self.warn(
+                        Code::ToleratedFormatSlip,
+                        first,
+                        "the patch has no `<ID> AP 3.2` header; the ID of this `FILE` is taken",
+                        "the header belongs above this line",
+                    );
+                } else {
+                    self.error(
+                        first,
+                        "the patch has no `<ID> AP 3.x` header",
+                        "the first directive, with no header above it",
+                        "put `<ID> AP 3.2` above the first `FILE` (or apply with --tolerant)",
+                    );
                 }
-                Rule::end_block => {
-                    self.own.ended = true;
-                    let end = part
-                        .into_inner()
-                        .nth(1)
-                        .and_then(|t| t.into_inner().find(|p| p.as_rule() == Rule::ignored_tail));
-                    if let Some(tail) = end {
-                        let s = self.span(&tail);
-                        self.warn(
-                            Code::SurroundingTextStripped,
-                            s,
-                            "text after `END` is ignored",
-                            "ignored",
-                        );
-                    }
-                }
-                _ => {}
             }
         }
-        for block in blocks {
-            let mut inner = block.into_inner();
-            let mut head = inner.next();
-            if head
-                .as_ref()
-                .is_some_and(|h| h.as_rule() == Rule::loose_file)
-            {
-                inner = head.take().expect("just matched").into_inner();
-                head = inner.next();
+        for stray in tree.strays {
+            self.stray(self.at(stray));
+        }
+        if let Some(end) = tree.end {
+            self.own.ended = true;
+            if let Some(tail) = end.ignored {
+                let s = self.at(tail);
+                self.warn(
+                    Code::SurroundingTextStripped,
+                    s,
+                    "text after `END` is ignored",
+                    "ignored",
+                );
             }
-            self.file_block(head, inner.collect());
+        }
+        for block in tree.blocks {
+            self.file_block(block);
         }
         if let Some((span, true)) = self.own.last_value {
             if !self.own.ended {
@@ -196,21 +173,17 @@ impl<'t> Lowering<'t, Ap<'t>> {
         }
     }
 
-    fn header(&mut self, pair: Pair<'t, Rule>) {
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::patch_id => self.own.id = p.as_str(),
-                Rule::version => self.own.v31 = p.as_str() == "3.1",
-                _ => {}
-            }
-        }
+    /// `<ID> AP 3.x`: the ID and the version.
+    fn header(&mut self, line: Span) {
+        let text = &self.text[line.start..line.end];
+        self.own.id = &text[..8];
+        self.own.v31 = text[8..].trim_start()[2..].trim_start().starts_with("3.1");
     }
 
     /// Text where only blank lines belong (a `gap`'s `stray_line`; the
     /// gap is silent, so its lines stand among the parts around it).
-    fn stray(&mut self, line: Pair<'t, Rule>) {
-        let span = self.line_span(&line);
-        let text = line.as_str().trim_end_matches('\n');
+    fn stray(&mut self, span: Span) {
+        let text = &self.text[span.start..span.end];
         if self.foreign(text, span) {
             return;
         }
@@ -263,14 +236,14 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 
     /// The lines of a `value` other than `content`, in the store.
-    fn value_lines(&mut self, value: Option<Pair<'t, Rule>>) -> &'t [Line<'t>] {
+    fn value_lines(&mut self, value: Option<Span>) -> &'t [Line<'t>] {
         self.read_value(value);
         self.keep(&self.own.lines)
     }
 
     /// The lines of a `content` value, in the store as the new lines they
     /// become.
-    fn content_lines(&mut self, value: Option<Pair<'t, Rule>>) -> &'t mut [NewLine<'t>] {
+    fn content_lines(&mut self, value: Option<Span>) -> &'t mut [NewLine<'t>] {
         self.read_value(value);
         let new = self.own.lines.iter().map(|&l| NewLine::Add(l));
         self.store.alloc_slice_fill_iter(new)
@@ -278,12 +251,15 @@ impl<'t> Lowering<'t, Ap<'t>> {
 
     /// Reads the lines of a `value` into `own.lines`, checked for drifted
     /// directives outside fences.
-    fn read_value(&mut self, value: Option<Pair<'t, Rule>>) {
+    fn read_value(&mut self, value: Option<Span>) {
         let mut fenced = false;
-        // A value is one token (its rule is atomic); every line in it ends
-        // with `\n`, which the grammar's line rules require.
-        let (mut start, text) = match &value {
-            Some(v) => (self.base + v.as_span().start(), v.as_str()),
+        // A value is whole lines, each ending with `\n` (a last line
+        // without one, which the patch's text never has, ends the text).
+        let (mut start, text) = match value {
+            Some(v) => {
+                let v = self.at(v);
+                (v.start, &self.text[v.start..v.end])
+            }
             None => (self.base, ""),
         };
         let bytes = text.as_bytes();
@@ -312,18 +288,12 @@ impl<'t> Lowering<'t, Ap<'t>> {
         self.own.lines = lines;
     }
 
-    fn file_block(&mut self, head: Option<Pair<'t, Rule>>, items: Vec<Pair<'t, Rule>>) {
-        let Some(head) = head else { return };
+    fn file_block(&mut self, block: Block) {
         self.own.last_value = None;
-        let head_span = self.line_span(&head);
-        let create_head = head.as_rule() == Rule::create_directive;
-        let (eol, inline) = self.file_head(head);
-        let mut items = items.into_iter().peekable();
-        let value = match items.peek() {
-            Some(p) if is_value(p.as_rule()) => items.next(),
-            _ => None,
-        };
-        let lines = self.value_lines(value);
+        let head_span = self.at(block.head);
+        let create_head = self.keyword(head_span) == "CREATE";
+        let (eol, inline) = self.file_head(head_span);
+        let lines = self.value_lines(Some(block.value));
         let path = match inline {
             Some(p) => {
                 self.extra_path_lines(lines, 0);
@@ -340,18 +310,24 @@ impl<'t> Lowering<'t, Ap<'t>> {
             pendings.push(Pending::new("CREATE", head_span));
         }
         let mut rename: Option<(Span, &'t [Line<'t>])> = None;
-        for item in items {
-            match item.as_rule() {
-                Rule::action_block
-                | Rule::recreate_block
-                | Rule::delete_file
-                | Rule::create_block
-                | Rule::create_file
-                | Rule::replace_mod
-                | Rule::insert_mod
-                | Rule::delete_mod => pendings.push(self.action_item(item)),
-                Rule::rename_block | Rule::loose_rename => {
-                    let (span, lines) = self.rename_item(item);
+        // Whether the last pending is an action the parts that follow
+        // belong to (a `RENAME` closes it).
+        let mut open = false;
+        for item in block.items {
+            match item {
+                Item::Action { line, strays } => {
+                    let span = self.at(line);
+                    pendings.push(Pending::new(self.keyword(span), span));
+                    self.own.last_value = None;
+                    for stray in strays {
+                        self.stray(self.at(stray));
+                    }
+                    open = true;
+                }
+                Item::Rename { line, value } => {
+                    let span = self.at(line);
+                    self.own.last_value = None;
+                    let lines = self.value_lines(Some(value));
                     if rename.is_some() {
                         self.error(
                             span,
@@ -361,11 +337,12 @@ impl<'t> Lowering<'t, Ap<'t>> {
                         );
                     }
                     rename = Some((span, lines));
+                    open = false;
                 }
-                Rule::loose_part | Rule::content_kv => {
-                    self.loose_item(item, &mut pendings, create_head)
-                }
-                _ => {}
+                Item::Part(part) => match pendings.last_mut() {
+                    Some(pending) if open => self.part(part, pending),
+                    _ => self.loose_item(part, &mut pendings, create_head),
+                },
             }
         }
         let Ok(path) = path else { return };
@@ -384,79 +361,45 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 
     /// The `FILE` line's newline mode and inline path (3.2).
-    fn file_head(&mut self, head: Pair<'t, Rule>) -> (Option<Eol>, Option<PathRef>) {
-        let mut eol = None;
-        let mut inline = None;
-        for p in head.into_inner() {
-            match p.as_rule() {
-                Rule::newline_mode => {
-                    eol = Some(match p.as_str() {
-                        "CRLF" => Eol::Crlf,
-                        "CR" => Eol::Cr,
-                        _ => Eol::Lf,
-                    })
-                }
-                Rule::inline_path => {
-                    let s = self.span(&p);
-                    let t = p.as_str().trim_end();
-                    inline = Some(PathRef {
-                        text: t.to_string(),
-                        span: Span::new(s.start, s.start + t.len()),
-                    });
-                }
-                _ => {}
+    fn file_head(&mut self, head: Span) -> (Option<Eol>, Option<PathRef>) {
+        let line = &self.text[head.start..head.end];
+        let Some(at) = line.find("FILE").filter(|_| self.keyword(head) == "FILE") else {
+            return (None, None);
+        };
+        let rest = &line[at + 4..];
+        let Some((mode, path)) = lexer::file_args(rest.as_bytes()) else {
+            return (None, None);
+        };
+        let eol = mode.map(|m| match m {
+            "CRLF" => Eol::Crlf,
+            "CR" => Eol::Cr,
+            _ => Eol::Lf,
+        });
+        let inline = path.map(|p| {
+            let t = rest[p..].trim_end();
+            let start = head.start + at + 4 + p;
+            PathRef {
+                text: t.to_string(),
+                span: Span::new(start, start + t.len()),
             }
-        }
+        });
         (eol, inline)
-    }
-
-    /// An action directive and its values and options. The directive is
-    /// the item's first line (in the canonical order its rule is silent,
-    /// as are a gap and the keys of values: fewer tokens for pest to keep).
-    fn action_item(&mut self, item: Pair<'t, Rule>) -> Pending<'t> {
-        let span = Span::line_at(self.text, self.span(&item).start);
-        let kw = self.keyword(&item);
-        let mut pending = Pending::new(kw, span);
-        self.own.last_value = None;
-        for part in item.into_inner() {
-            match part.as_rule() {
-                Rule::action | Rule::create_action | Rule::recreate_action | Rule::blank_line => {}
-                Rule::stray_line => self.stray(part),
-                _ => self.part(part, &mut pending),
-            }
-        }
-        pending
-    }
-
-    /// A `RENAME` directive and its value's lines.
-    fn rename_item(&mut self, item: Pair<'t, Rule>) -> (Span, &'t [Line<'t>]) {
-        let mut inner = item.into_inner();
-        let d = inner.next().expect("rename_block starts with RENAME");
-        let span = self.line_span(&d);
-        self.own.last_value = None;
-        (span, self.value_lines(inner.next()))
     }
 
     /// A value or option out of place: it joins the open pending (values
     /// before any action, or a `CREATE` head's), or opens one of its own
     /// for the lowering to name.
-    fn loose_item(
-        &mut self,
-        item: Pair<'t, Rule>,
-        pendings: &mut Vec<Pending<'t>>,
-        create_head: bool,
-    ) {
-        let part = if item.as_rule() == Rule::content_kv {
-            item
-        } else {
-            item.into_inner().next().expect("loose_part has a part")
-        };
+    fn loose_item(&mut self, part: Part, pendings: &mut Vec<Pending<'t>>, create_head: bool) {
         let open = pendings.len();
         match pendings.last_mut() {
             Some(p) if p.kw.is_empty() || (create_head && open == 1) => self.part(part, p),
             _ => {
-                let span = Span::line_at(self.text, self.span(&part).start);
-                let mut p = Pending::new("", span);
+                let line = match &part {
+                    Part::Keyed { line, .. }
+                    | Part::Opt { line, .. }
+                    | Part::Unknown { line, .. } => *line,
+                };
+                let mut p = Pending::new("", self.at(line));
                 self.part(part, &mut p);
                 pendings.push(p);
             }
@@ -510,14 +453,12 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 
     /// A value directive or an option, added to `pending`.
-    fn part(&mut self, part: Pair<'t, Rule>, pending: &mut Pending<'t>) {
-        match part.as_rule() {
-            Rule::keyed | Rule::anchor_kv | Rule::snippet_kv | Rule::tail_kv | Rule::content_kv => {
-                // The key is the first line (a silent rule but in `keyed`).
-                let span = Span::line_at(self.text, self.span(&part).start);
-                let kw = self.keyword(&part);
-                let value = part.into_inner().find(|p| is_value(p.as_rule()));
-                let vspan = value.as_ref().map(|v| self.span(v));
+    fn part(&mut self, part: Part, pending: &mut Pending<'t>) {
+        match part {
+            Part::Keyed { line, value } => {
+                let span = self.at(line);
+                let kw = self.keyword(span);
+                let vspan = self.at(value);
                 if let Some(first) = pending.value(kw) {
                     self.diags.push(
                         Diagnostic::new(Code::SyntaxError, format!("a second `{kw}` in one modification"))
@@ -528,63 +469,61 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 }
                 let blank = |l: &Line| is_blank(l.text);
                 let empty = if kw == "content" {
-                    let lines = self.content_lines(value);
+                    let lines = self.content_lines(Some(value));
                     let empty = model::added(lines).all(|l| blank(&l));
                     pending.push_content(span, lines);
                     empty && matches!(pending.kw, "REPLACE" | "RECREATE")
                 } else {
-                    let lines = self.value_lines(value);
+                    let lines = self.value_lines(Some(value));
                     pending.push_find(kw, span, lines);
                     false
                 };
-                self.own.last_value =
-                    Some((vspan.filter(|s| s.end > s.start).unwrap_or(span), empty));
+                self.own.last_value = Some((
+                    Some(vspan).filter(|s| s.end > s.start).unwrap_or(span),
+                    empty,
+                ));
             }
-            Rule::option => {
-                let mut inner = part.into_inner();
-                let d = inner.next().expect("option starts with its directive");
-                let span = self.line_span(&d);
-                let mut kw = "";
-                let mut n = None;
-                for p in d.into_inner() {
-                    match p.as_rule() {
-                        Rule::option_kw => kw = p.as_str(),
-                        Rule::count => n = p.as_str().parse().ok(),
-                        _ => {}
-                    }
-                }
-                for line in inner.filter(|l| l.as_rule() == Rule::stray_line) {
-                    self.stray(line);
+            Part::Opt { line, strays } => {
+                let span = self.at(line);
+                let kw = self.keyword(span);
+                let text = &self.text[span.start..span.end];
+                let rest = text.find(kw).map_or("", |at| &text[at + kw.len()..]);
+                let n = lexer::option_args(rest.as_bytes())
+                    .flatten()
+                    .and_then(|c| c.parse().ok());
+                for stray in strays {
+                    self.stray(self.at(stray));
                 }
                 self.own.last_value = None;
                 pending.options.push((kw, span, n));
             }
-            Rule::bad_directive => {
-                let mut inner = part.into_inner();
-                let line = inner.next().expect("bad_directive has its line");
-                let span = self.line_span(&line);
-                let word = line.as_str()[self.own.id.len()..].trim();
-                let key: String = word.chars().take_while(|c| !c.is_whitespace()).collect();
-                let bare = key.trim_end_matches(':');
-                let guess = KEYWORDS.iter().find(|k| k.eq_ignore_ascii_case(bare));
-                let hint = match guess {
-                    Some(k) => format!(
-                        "directive keywords are case-sensitive and take no colon: write `{} {k}`",
-                        self.own.id
-                    ),
-                    None => format!("the directives are {}", KEYWORDS.join(", ")),
-                };
-                self.diags.push(
-                    Diagnostic::new(Code::SyntaxError, format!("unknown directive `{key}`"))
-                        .at(span, "not an ap directive")
-                        .hint(hint),
-                );
-                self.read_value(inner.next());
+            Part::Unknown { line, value } => {
+                let span = self.at(line);
+                let d = unknown_directive(self.own.id, &self.text[span.start..span.end], span);
+                self.diags.push(d);
+                self.read_value(Some(value));
                 pending.bad = true;
             }
-            _ => {}
         }
     }
+}
+
+/// The error of a directive line (`line`, at `span`) whose keyword is none
+/// of ap's, with the keyword it may have meant.
+pub(super) fn unknown_directive(id: &str, line: &str, span: Span) -> Diagnostic {
+    let word = line[id.len()..].trim();
+    let key: String = word.chars().take_while(|c| !c.is_whitespace()).collect();
+    let bare = key.trim_end_matches(':');
+    let guess = KEYWORDS.iter().find(|k| k.eq_ignore_ascii_case(bare));
+    let hint = match guess {
+        Some(k) => {
+            format!("directive keywords are case-sensitive and take no colon: write `{id} {k}`")
+        }
+        None => format!("the directives are {}", KEYWORDS.join(", ")),
+    };
+    Diagnostic::new(Code::SyntaxError, format!("unknown directive `{key}`"))
+        .at(span, "not an ap directive")
+        .hint(hint)
 }
 
 /// Whether a line opens or closes a markdown fence: ```` ``` ```` or `~~~`
@@ -603,14 +542,6 @@ pub(super) fn is_fence(line: &str) -> bool {
         Some((i, _)) => &line[i..],
     };
     rest.starts_with("```") || rest.starts_with("~~~")
-}
-
-/// Whether a pair is a value of some kind (the canonical ones are stricter).
-pub(super) fn is_value(rule: Rule) -> bool {
-    matches!(
-        rule,
-        Rule::value | Rule::filled_value | Rule::tail_value | Rule::path_value
-    )
 }
 
 #[cfg(test)]

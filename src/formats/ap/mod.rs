@@ -1,9 +1,11 @@
-//! ap 3.1 and 3.2: the generated parser for `grammars/ap.pest` and the
-//! lowering of its parse tree into the shared model. Locating, the
+//! ap 3.1 and 3.2: the LR parser generated from `grammars/ap.lalrpop`
+//! over the line lexer, and the lowering of its parse tree into the shared
+//! model. Locating, the
 //! heuristics, idempotency and I/O are the one engine's (`apply/`), under
 //! the policy `policy()` returns.
 //!
-//! Files: this one (parser, rule names, `parse`, the policy), `blocks.rs`
+//! Files: this one (parser, terminal names, `parse`, the policy),
+//! `lexer.rs` (a line's class), `tree.rs` (the parse tree), `blocks.rs`
 //! (the walk over the parse tree), `modifications.rs` (a block's directives
 //! as file ops), `model.rs` (modifications as edits), `ids.rs` (tolerant ID
 //! repair).
@@ -24,20 +26,21 @@
 //!   missing header, `#` comments between directives and an `anchor`
 //!   without `snippet`, each with a warning; strict mode refuses them.
 
-use pest::Parser;
-use pest_derive::Parser;
+use lalrpop_util::ParseError;
 
-use super::lowering::{rule_words, Lowering};
-use super::{rule_names, syntax_error};
+use super::lowering::Lowering;
+use super::syntax_diagnostic;
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
     Action, Advice, Eol, FileOp, Finish, Line, NestingGuard, NewLine, NewText, Patch, PathRef,
     Policy, Span,
 };
 
-#[derive(Parser)]
-#[grammar = "../grammars/ap.pest"]
-struct ApParser;
+/// The parsers LALRPOP builds from `grammars/ap.lalrpop` (build.rs).
+#[allow(clippy::all, clippy::pedantic, unused_parens, dead_code)]
+mod grammar {
+    include!(concat!(env!("OUT_DIR"), "/grammars/ap.rs"));
+}
 
 /// The directive keywords, for telling a drifted ID or a typo from text.
 const KEYWORDS: &[&str] = &[
@@ -59,65 +62,117 @@ const KEYWORDS: &[&str] = &[
     "scope_end",
 ];
 
-fn rule_name(rule: &Rule) -> String {
-    match rule {
-        Rule::EOI => "the end of the patch",
-        Rule::id_pad => "",
-        Rule::header | Rule::patch_id => "the header `<8 hex ID> AP 3.2`",
-        Rule::version => "the version `3.1` or `3.2`",
-        Rule::file_block
-        | Rule::file_directive
-        | Rule::bare_file_directive
-        | Rule::headless_file => "`<ID> FILE`",
-        Rule::create_directive => "`<ID> CREATE`",
-        Rule::end_block | Rule::end_directive => "`<ID> END`",
-        Rule::preamble | Rule::comment_line => "a `#` comment",
-        Rule::action_block
-        | Rule::action
-        | Rule::action_kw
-        | Rule::create_action
-        | Rule::recreate_action
-        | Rule::replace_mod
-        | Rule::insert_mod
-        | Rule::delete_mod => "an action directive",
-        Rule::keyed | Rule::value_key => "a value directive",
-        Rule::anchor_kv => "`<ID> anchor`",
-        Rule::snippet_kv => "`<ID> snippet`",
-        Rule::tail_kv => "`<ID> snippet_tail`",
-        Rule::content_kv => "`<ID> content`",
-        Rule::option | Rule::option_directive => "an option",
-        Rule::rename_block | Rule::loose_rename | Rule::rename_directive => "`<ID> RENAME`",
-        Rule::blank_line
-        | Rule::stray_line
-        | Rule::value
-        | Rule::value_line
-        | Rule::filled_value
-        | Rule::tail_value
-        | Rule::path_value
-        | Rule::indented_line
-        | Rule::filled_line
-        | Rule::foreign_line
-        | Rule::tail_line => "",
-        other => return rule_words(other),
+/// What a terminal the parser expected is called in a diagnostic; empty
+/// for a line of text, which is never the thing missing.
+fn terminal_words(name: &str) -> &'static str {
+    match name {
+        "HEADER" => "the header `<8 hex ID> AP 3.2`",
+        "HASH_LINE" => "a `#` comment",
+        "FILE_DIRECTIVE" | "FILE_WITH_PATH" => "`<ID> FILE`",
+        "CREATE_DIRECTIVE" => "`<ID> CREATE`",
+        "END_DIRECTIVE" => "`<ID> END`",
+        "REPLACE_DIRECTIVE" | "INSERT_DIRECTIVE" | "DELETE_DIRECTIVE" | "RECREATE_DIRECTIVE"
+        | "CREATE_ACTION" => "an action directive",
+        "ANCHOR_KEY" | "SNIPPET_KEY" | "TAIL_KEY" | "CONTENT_KEY" => "a value directive",
+        "OPTION_DIRECTIVE" => "an option",
+        "RENAME_DIRECTIVE" => "`<ID> RENAME`",
+        _ => "",
     }
-    .to_string()
 }
 
-fn syntax_hint(expected: &[Rule]) -> &'static str {
-    if expected.contains(&Rule::version) {
-        "this patcher reads ap 3.1 and 3.2: write the header as `<ID> AP 3.2`"
-    } else if expected.contains(&Rule::header) || expected.contains(&Rule::patch_id) {
-        "an ap patch starts (after `#` comments) with `<ID> AP 3.2`, where <ID> is 8 random hex digits"
-    } else {
+/// The diagnostic of a text the grammar refuses, at `base + ` its place.
+fn syntax_error(
+    err: ParseError<usize, lexer::Tok, lexer::LexError>,
+    text: &str,
+    base: usize,
+) -> Diagnostic {
+    let header_hint = "an ap patch starts (after `#` comments) with `<ID> AP 3.2`, where <ID> is 8 random hex digits";
+    let blocks_hint =
         "after the header come file blocks: `<ID> FILE`, the path on the next line, then actions \
-         (`<ID> REPLACE`, `<ID> snippet`, the lines, `<ID> content`, the lines)"
+         (`<ID> REPLACE`, `<ID> snippet`, the lines, `<ID> content`, the lines)";
+    let (at, expected) = match err {
+        ParseError::User {
+            error: lexer::LexError::Version { at },
+        } => {
+            return syntax_diagnostic(
+                text,
+                base + at,
+                &["the version `3.1` or `3.2`"],
+                "this patcher reads ap 3.1 and 3.2: write the header as `<ID> AP 3.2`",
+            )
+        }
+        ParseError::User {
+            error: lexer::LexError::Unterminated { at },
+        } => {
+            return syntax_diagnostic(
+                text,
+                base + at,
+                &["a line end"],
+                "end every line of the patch with a newline",
+            )
+        }
+        ParseError::User {
+            error: lexer::LexError::Arguments { line, keyword },
+        } => {
+            let what = match keyword {
+                "FILE" => {
+                    "a newline mode (`LF`, `CRLF`, `CR`) or a path after `FILE`, then the line end"
+                }
+                "include_leading_blank_lines" | "include_trailing_blank_lines" | "scope_end" => {
+                    "a count of at most 6 digits after a space, then the line end"
+                }
+                _ => "the line end after the keyword",
+            };
+            let hint = format!(
+                "`{keyword}` stands alone on its line; put what follows it on the next line"
+            );
+            let mut d = syntax_diagnostic(text, base + line, &[what], "");
+            d.hint = Some(hint);
+            return d;
+        }
+        ParseError::UnrecognizedToken {
+            token: (at, lexer::Tok::Unknown, end),
+            ..
+        } => {
+            let span = Span::new(base + at, base + end - 1);
+            return blocks::unknown_directive(
+                &text[span.start..span.start + 8],
+                &text[span.start..span.end],
+                span,
+            );
+        }
+        ParseError::UnrecognizedToken {
+            token: (at, _, _),
+            expected,
+        } => (at, expected),
+        ParseError::UnrecognizedEof { location, expected } => (location, expected),
+        ParseError::ExtraToken { token: (at, _, _) } => (at, vec![]),
+        ParseError::InvalidToken { location } => (location, vec![]),
+    };
+    let header = expected.iter().any(|e| e == "HEADER");
+    let mut names: Vec<&str> = vec![];
+    for word in expected.iter().map(|e| terminal_words(e)) {
+        // Before the header, only what may stand there: a patch without
+        // one is tolerated, never taught.
+        let taught = if header {
+            matches!(word, "the header `<8 hex ID> AP 3.2`" | "a `#` comment")
+        } else {
+            word != "a `#` comment"
+        };
+        if !word.is_empty() && !names.contains(&word) && taught {
+            names.push(word);
+        }
     }
+    let hint = if header { header_hint } else { blocks_hint };
+    syntax_diagnostic(text, base + at, &names, hint)
 }
 
 mod blocks;
 mod ids;
+pub(super) mod lexer;
 mod model;
 mod modifications;
+mod tree;
 
 use blocks::{Ap, Lower};
 pub use ids::correct_drifted_ids;
@@ -130,8 +185,10 @@ pub fn parse<'t>(
     tolerant: bool,
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
-    let pairs = ApParser::parse(Rule::patch, input)
-        .map_err(|e| vec![syntax_error(e, text, body.start, rule_name, syntax_hint)])?;
+    let mut lexer = lexer::Lexer::new(input);
+    let tree = grammar::LooseParser::new()
+        .parse(&mut lexer)
+        .map_err(|e| vec![syntax_error(e, text, body.start)])?;
     let mut lower = Lower::new(
         text,
         store,
@@ -145,29 +202,15 @@ pub fn parse<'t>(
             lines: vec![],
         },
     );
-    // A tab between the ID and the directive needs a tab in the patch:
-    // without one, the walk over every token is spared.
-    if crate::bytes::find(b'\t', input.as_bytes()).is_some() {
-        for pad in pairs
-            .clone()
-            .flatten()
-            .filter(|p| p.as_rule() == Rule::id_pad)
-        {
-            let span = lower.span(&pad);
-            lower.warn(
-                Code::ToleratedFormatSlip,
-                span,
-                "a tab between the patch ID and its directive: read as a space",
-                "a tab",
-            );
-        }
+    for pad in &lexer.pads {
+        lower.warn(
+            Code::ToleratedFormatSlip,
+            Span::new(body.start + pad.start, body.start + pad.end),
+            "a tab between the patch ID and its directive: read as a space",
+            "a tab",
+        );
     }
-    lower.patch(
-        pairs
-            .into_iter()
-            .next()
-            .expect("pest returns the start rule"),
-    );
+    lower.patch(tree);
     lower.patch.policy = policy(lower.own.v31, tolerant);
     lower.finish()
 }
@@ -211,22 +254,10 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
     }
 }
 
-/// The grammar rules in the parse tree of `text`, or `None` when it does not parse.
-///
-/// A value is one token (its rule is atomic), so the line rules inside it
-/// are not in the tree. The one among them the export omits matters:
-/// a value line that `value_line` refuses is a `foreign_line`.
-pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
-    let pairs = ApParser::parse(Rule::patch, text).ok()?;
-    let foreign = pairs.clone().flatten().any(|p| {
-        blocks::is_value(p.as_rule())
-            && p.as_str()
-                .split_inclusive('\n')
-                .any(|line| ApParser::parse(Rule::value_line, line).is_err())
-    });
-    let mut names = rule_names(pairs);
-    if foreign {
-        names.insert(format!("{:?}", Rule::foreign_line));
-    }
-    Some(names)
+/// Whether `text` is in the language the Lark export teaches: the
+/// grammar's `Patch` takes its lines, and no directive has a tab after
+/// its ID.
+pub fn in_export_language(text: &str) -> bool {
+    let mut lexer = lexer::Lexer::new(text);
+    grammar::PatchParser::new().parse(&mut lexer).is_ok() && lexer.pads.is_empty()
 }
