@@ -178,35 +178,25 @@ fn grammar_formats_detect() {
         String::from_utf8(out.stdout).unwrap(),
         Format::Udiff.lark_grammar()
     );
-    let out = bin()
-        .args(["grammar", "udiff", "--syntax", "pest"])
-        .output()
-        .unwrap();
+    let grammar = |args: &[&str]| bin().arg("grammar").args(args).output().unwrap();
+    let out = grammar(&["udiff", "--syntax", "pest"]);
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         Format::Udiff.pest_grammar().unwrap()
     );
     // ap's grammar is LALRPOP's: printed as written, and `--syntax pest`
     // (or `lalrpop` for a pest format) is a usage error that says which.
-    let out = bin()
-        .args(["grammar", "ap", "--syntax", "lalrpop"])
-        .output()
-        .unwrap();
+    let out = grammar(&["ap", "--syntax", "lalrpop"]);
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         Format::Ap.lalrpop_grammar().unwrap()
     );
-    let out = bin()
-        .args(["grammar", "ap", "--syntax", "pest"])
-        .output()
-        .unwrap();
+    let out = grammar(&["ap", "--syntax", "pest"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--syntax lalrpop"));
-    let out = bin()
-        .args(["grammar", "codex", "--syntax", "lalrpop"])
-        .output()
-        .unwrap();
+    let out = grammar(&["codex", "--syntax", "lalrpop"]);
     assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--syntax pest"));
     let out = bin().arg("formats").output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().starts_with("udiff "));
     let out = run_with_stdin(gp(&["detect"]), PATCH);

@@ -653,32 +653,16 @@ Other: Vec<u8> = <a:LINE> <b:JUNK> => vec![];
     }
 
     #[test]
-    fn refuses_recursion_and_undefined_names() {
-        let macro_ = G.replace(
-            "Line: () = LINE => ();",
-            "Line: () = M<LINE> => ();\nM<T>: () = T => ();",
+    fn refuses_macros_recursion_and_undefined_names() {
+        let refusal =
+            |from: &str, to: &str| export(&G.replace(from, to), "Top", None).unwrap_err().0;
+        let line = "Line: () = LINE => ();";
+        assert!(
+            refusal(line, "Line: () = M<LINE> => ();\nM<T>: () = T => ();")
+                .contains("macro `M<…>`")
         );
-        assert!(export(&macro_, "Top", None)
-            .unwrap_err()
-            .0
-            .contains("macro `M<…>`"));
-        let rec = G.replace(
-            "Line: () = LINE => ();",
-            "Line: () = { LINE => (), Line LINE => () };",
-        );
-        assert!(export(&rec, "Top", None)
-            .unwrap_err()
-            .0
-            .contains("recursive"));
-        let undefined = G.replace("WORD \"\\n\"", "NOWHERE \"\\n\"");
-        assert!(export(&undefined, "Top", None)
-            .unwrap_err()
-            .0
-            .contains("NOWHERE"));
-        let bare = G.replace("        // lark: WORD \"\\n\"\n", "");
-        assert!(export(&bare, "Top", None)
-            .unwrap_err()
-            .0
-            .contains("no `// lark:`"));
+        assert!(refusal(line, "Line: () = { LINE => (), Line LINE => () };").contains("recursive"));
+        assert!(refusal("WORD \"\\n\"", "NOWHERE \"\\n\"").contains("NOWHERE"));
+        assert!(refusal("        // lark: WORD \"\\n\"\n", "").contains("no `// lark:`"));
     }
 }
