@@ -80,7 +80,8 @@ fn terminal_words(name: &str) -> &'static str {
     }
 }
 
-/// The diagnostic of a text the grammar refuses, at `base + ` its place.
+/// The diagnostic of a text the grammar refuses; `base` is where the
+/// parsed text starts in `text`.
 fn syntax_error(
     err: ParseError<usize, lexer::Tok, lexer::LexError>,
     text: &str,
@@ -114,18 +115,21 @@ fn syntax_error(
         ParseError::User {
             error: lexer::LexError::Arguments { line, keyword },
         } => {
-            let what = match keyword {
-                "FILE" => {
-                    "a newline mode (`LF`, `CRLF`, `CR`) or a path after `FILE`, then the line end"
-                }
-                "include_leading_blank_lines" | "include_trailing_blank_lines" | "scope_end" => {
-                    "a count of at most 6 digits after a space, then the line end"
-                }
-                _ => "the line end after the keyword",
+            let (what, hint) = match keyword {
+                "FILE" => (
+                    "a newline mode (`LF`, `CRLF`, `CR`) or a path after `FILE`, then the line end",
+                    "write `<ID> FILE`, `<ID> FILE CRLF` or (3.2) `<ID> FILE path`, with spaces between"
+                        .to_string(),
+                ),
+                "include_leading_blank_lines" | "include_trailing_blank_lines" | "scope_end" => (
+                    "a count of at most 6 digits after a space, then the line end",
+                    format!("write the count after a space: `<ID> {keyword} 1`"),
+                ),
+                _ => (
+                    "the line end after the keyword",
+                    format!("`{keyword}` stands alone on its line; put what follows it on the next line"),
+                ),
             };
-            let hint = format!(
-                "`{keyword}` stands alone on its line; put what follows it on the next line"
-            );
             let mut d = syntax_diagnostic(text, base + line, &[what], "");
             d.hint = Some(hint);
             return d;
