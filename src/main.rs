@@ -47,7 +47,7 @@ enum Command {
         #[arg(long, value_name = "SECS", default_value_t = 30.0)]
         wait: f64,
     },
-    /// Print a format's grammar (Lark, for an OpenAI custom tool, or pest).
+    /// Print a format's grammar (Lark, for an OpenAI custom tool, or its grammar file: pest, or LALRPOP for ap).
     Grammar {
         format: String,
         #[arg(long, value_enum, default_value_t = Syntax::Lark)]
