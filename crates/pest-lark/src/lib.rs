@@ -38,9 +38,10 @@
 //!   a model constrained by it still only writes patches the parser accepts.
 //! - `SOI`/`EOI` are allowed only at the two ends of the start rule. Implicit
 //!   `WHITESPACE`/`COMMENT`, `POP`, `DROP` and unknown built-ins are refused.
-//! - The stack is allowed in one shape, ap's patch ID: every `PUSH(x)` pushes
-//!   the same `x`, and `PEEK` stands for it. The export writes `x` for both,
-//!   or a literal value given to [`export_with`] (`grammar ap --id HEX8`).
+//! - The stack is allowed in one shape, a patch ID (as ap's grammar had
+//!   before it moved to LALRPOP): every `PUSH(x)` pushes the same `x`, and
+//!   `PEEK` stands for it. The export writes `x` for both, or a literal
+//!   value given to [`export_with`].
 //!   `!(p) ~ text`, where `p` is a fixed-length sequence of characters,
 //!   classes and `PEEK` and `text` is the rest of the line, becomes one
 //!   regex for "a line that does not start with `p`".
