@@ -40,7 +40,7 @@ fn main() {
         let path = format!("grammars/{format}.pest");
         println!("cargo:rerun-if-changed={path}");
         let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        match lark::export_with(&src, start, None) {
+        match lark::export(&src, start) {
             Ok(text) => std::fs::write(format!("{out_dir}/{format}.lark"), text)
                 .expect("write Lark grammar"),
             Err(e) => panic!("{path}: cannot export to Lark: {e}"),

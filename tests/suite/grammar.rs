@@ -698,20 +698,6 @@ fn translator_refuses_what_lark_cannot_say() {
     // An omitted alternative disappears.
     let ok = exported("start = { a | b }\na = { \"a\" }\n/// lark: omit\nb = { \"b\" }");
     assert!(ok.ends_with("start: a\na: \"a\"\n"), "{ok}");
-    // An atomic rule marked `lark: a rule` stays a rule; what it reaches
-    // is a terminal only where it was one already.
-    let ok = exported("start = { body }\n/// lark: a rule\nbody = @{ line+ ~ end }\nline = @{ \"+\" ~ \"\\n\" }\nend = { \"$\" }");
-    assert!(
-        ok.ends_with("start: body\nbody: LINE+ end\nLINE: \"+\\n\"\nend: \"$\"\n"),
-        "{ok}"
-    );
-    // A silent rule marked `lark: a terminal` is one, as a compound-atomic
-    // rule would be; unmarked, a silent rule is a rule.
-    let ok = exported("start = { key ~ gap }\n/// lark: a terminal\nkey = _{ \"k\" ~ eol }\neol = _{ \"\\n\" }\ngap = _{ eol* }");
-    assert!(
-        ok.ends_with("start: KEY gap\nKEY: \"k\" EOL\ngap: EOL*\nEOL: \"\\n\"\n"),
-        "{ok}"
-    );
     // One marked `lark: inline` is written where it is used, and an
     // omitted probe after it disappears.
     let ok = exported("start = { \"@\" ~ (body ~ probe? | probe) }\n/// lark: inline\nbody = @{ line+ }\nline = @{ \"+\" ~ \"\\n\" }\n/// lark: omit\nprobe = _{ line }");
@@ -732,12 +718,10 @@ fn translator_refuses_what_lark_cannot_say() {
         "/// lark: lookahead only disambiguates: test\nstart = { x | &\"x\" ~ x }\nx = { \"x\" }",
     );
     assert!(ok.contains("start: x | x\n"), "{ok}");
-    // One marked `lark: exported as` another is written as that one, and
-    // a text that needs it is outside the language; the other must exist.
-    let src = "start = { line+ }\n/// lark: exported as narrow, test\nline = @{ (!\"\\n\" ~ ANY)* ~ \"\\n\" }\nnarrow = @{ \"+\" ~ \"\\n\" }";
-    let ok = exported(src);
-    assert!(ok.ends_with("start: NARROW+\nNARROW: \"+\\n\"\n"), "{ok}");
-    assert_eq!(lark::omitted_rules(src).unwrap(), ["line"]);
-    refused("start = { a }\n/// lark: exported as b\na = { \"x\" }", "a");
-    refused("start = { a }\n/// lark: exported as a\na = { \"x\" }", "a");
+    // The pest stack is refused whole, PEEK included.
+    refused("start = { PUSH(\"a\") ~ PEEK }", "start");
+    refused(
+        "start = { line }\nline = @{ !(PEEK ~ \" \") ~ (!\"\\n\" ~ ANY)* ~ \"\\n\" }",
+        "line",
+    );
 }

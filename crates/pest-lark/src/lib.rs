@@ -11,20 +11,11 @@
 //!
 //! - Atomic rules (`@{}`, `${}`) and every rule they reach become Lark
 //!   terminals; the others become Lark rules. A terminal cannot recurse.
-//!   An atomic rule whose doc comment says `lark: a rule` is exported as a
-//!   rule: with implicit whitespace refused, atomicity changes only which
-//!   tokens pest keeps (one for the whole match), never the language. One
-//!   that says `lark: inline` is written out where it is used, as if the
-//!   grammar had never named it (it cannot refer to itself). A silent
-//!   rule (`_{}`) whose doc comment says `lark: a terminal` is exported as
-//!   one: with implicit whitespace refused, a silent rule and a
-//!   compound-atomic one match the same text; pest only keeps no token for
-//!   the first.
-//! - A rule whose doc comment says `lark: exported as other` is written as
-//!   `other` wherever it is used. `other` must accept only text the rule
-//!   accepts (the comment says why), so the export can only shrink, as
-//!   with `lark: omit`: a parser's shortcut (one rule where the export
-//!   needs a narrower one) costs the export nothing.
+//!   An atomic rule whose doc comment says `lark: inline` is written out
+//!   where it is used, as if the grammar had never named it (it cannot
+//!   refer to itself): with implicit whitespace refused, atomicity changes
+//!   only which tokens pest keeps (one for the whole match), never the
+//!   language.
 //! - A choice written so that PEG tries the usual case first, `x | a+ ~ x`
 //!   or `x | p ~ x`, is written `a* x` or `p? x`: the same language, as
 //!   it reads.
@@ -37,14 +28,12 @@
 //!   needs them are left out, which can only make the Lark language smaller:
 //!   a model constrained by it still only writes patches the parser accepts.
 //! - `SOI`/`EOI` are allowed only at the two ends of the start rule. Implicit
-//!   `WHITESPACE`/`COMMENT`, `POP`, `DROP` and unknown built-ins are refused.
-//! - The stack is allowed in one shape, a patch ID (as ap's grammar had
-//!   before it moved to LALRPOP): every `PUSH(x)` pushes the same `x`, and
-//!   `PEEK` stands for it. The export writes `x` for both, or a literal
-//!   value given to [`export_with`].
-//!   `!(p) ~ text`, where `p` is a fixed-length sequence of characters,
-//!   classes and `PEEK` and `text` is the rest of the line, becomes one
-//!   regex for "a line that does not start with `p`".
+//!   `WHITESPACE`/`COMMENT`, the stack and unknown built-ins are refused.
+//! - `!(p) ~ text`, where `p` is a fixed-length sequence of characters
+//!   and classes and `text` is the rest of the line, becomes one regex for
+//!   "a line that does not start with `p`". The pest stack (`PUSH`,
+//!   `PEEK`, `POP`) is refused: no grammar here needs it since ap's moved
+//!   to LALRPOP.
 //!
 //! It does not check that ordered choice (PEG) and unordered choice (CFG)
 //! agree; the grammars are written so alternatives start differently, and
@@ -73,32 +62,18 @@ impl std::error::Error for ExportError {}
 
 const OMIT: &str = "lark: omit";
 const DROP_LOOKAHEAD: &str = "lark: lookahead only disambiguates";
-const AS_RULE: &str = "lark: a rule";
 const INLINE: &str = "lark: inline";
-const AS_TERMINAL: &str = "lark: a terminal";
-const EXPORTED_AS: &str = "lark: exported as ";
 
 struct Def {
     expr: Expr,
     atomic: bool,
     inline: bool,
-    /// The rule written in its place (`lark: exported as`).
-    exported_as: Option<String>,
     omit: bool,
     drop_lookahead: bool,
 }
 
 /// Translates `pest_src` into Lark with `start` as the start rule.
 pub fn export(pest_src: &str, start: &str) -> Result<String, ExportError> {
-    export_with(pest_src, start, None)
-}
-
-/// [`export`], with the stack's value (`PUSH`/`PEEK`) fixed to `stack` when given.
-pub fn export_with(
-    pest_src: &str,
-    start: &str,
-    stack: Option<&str>,
-) -> Result<String, ExportError> {
     let defs = inline(load(pest_src)?)?;
     if !defs.contains_key(start) {
         return Err(err(start, "the start rule is not defined"));
@@ -113,10 +88,6 @@ pub fn export_with(
     }
     let terminals = terminal_rules(&defs);
     let dead = dead_rules(&defs, &terminals)?;
-    let peek = match stack {
-        Some(value) => Some(Expr::Str(value.to_string())),
-        None => pushed(&defs, &dead)?,
-    };
     let mut out =
         String::from("// Generated from the pest grammar by grammar-patch; do not edit.\n");
     if start != "start" {
@@ -134,7 +105,6 @@ pub fn export_with(
             dead: &dead,
             terminals: &terminals,
             in_terminal: is_terminal,
-            peek: peek.as_ref(),
         };
         let mut expr = def.expr.clone();
         if name == start {
@@ -156,12 +126,12 @@ pub fn export_with(
 }
 
 /// The rules documented `lark: omit` (parsed for their diagnostics,
-/// absent from the export) or `lark: exported as` a narrower rule: a text
-/// that needs one of them is outside the export's language.
+/// absent from the export): a text that needs one of them is outside the
+/// export's language.
 pub fn omitted_rules(pest_src: &str) -> Result<Vec<String>, ExportError> {
     Ok(load(pest_src)?
         .into_iter()
-        .filter(|(_, d)| d.omit || d.exported_as.is_some())
+        .filter(|(_, d)| d.omit)
         .map(|(n, _)| n)
         .collect())
 }
@@ -238,18 +208,8 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
         let doc = docs.get(&rule.name).map(String::as_str).unwrap_or("");
         let says = |directive: &str| doc.lines().any(|l| l.starts_with(directive));
         let def = Def {
-            atomic: (matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic)
-                || rule.ty == RuleType::Silent && says(AS_TERMINAL))
-                && !says(AS_RULE)
-                && !says(INLINE),
+            atomic: matches!(rule.ty, RuleType::Atomic | RuleType::CompoundAtomic) && !says(INLINE),
             inline: says(INLINE),
-            exported_as: doc.lines().find_map(|l| {
-                let rest = l.strip_prefix(EXPORTED_AS)?;
-                let end = rest
-                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .unwrap_or(rest.len());
-                Some(rest[..end].to_string())
-            }),
             omit: says(OMIT),
             drop_lookahead: says(DROP_LOOKAHEAD),
             expr: rule.expr,
@@ -260,21 +220,12 @@ fn load(pest_src: &str) -> Result<BTreeMap<String, Def>, ExportError> {
 }
 
 /// The grammar with every `lark: inline` rule written out where it is
-/// used, every `lark: exported as` rule replaced by the one it names, and
-/// both gone as rules.
+/// used, and gone as a rule.
 fn inline(mut defs: BTreeMap<String, Def>) -> Result<BTreeMap<String, Def>, ExportError> {
     let mut inlined: BTreeMap<String, Expr> = BTreeMap::new();
     for (name, def) in &defs {
         if def.inline {
             inlined.insert(name.clone(), def.expr.clone());
-        } else if let Some(other) = &def.exported_as {
-            if !defs.contains_key(other) || other == name {
-                return Err(err(
-                    name,
-                    &format!("exported as `{other}`, which is no other rule"),
-                ));
-            }
-            inlined.insert(name.clone(), Expr::Ident(other.clone()));
         }
     }
     for (name, expr) in &inlined {
@@ -287,7 +238,7 @@ fn inline(mut defs: BTreeMap<String, Def>) -> Result<BTreeMap<String, Def>, Expo
             ));
         }
     }
-    defs.retain(|_, d| !d.inline && d.exported_as.is_none());
+    defs.retain(|_, d| !d.inline);
     for def in defs.values_mut() {
         def.expr = def.expr.clone().map_bottom_up(|e| match e {
             Expr::Ident(name) if inlined.contains_key(&name) => inlined[&name].clone(),
@@ -295,27 +246,6 @@ fn inline(mut defs: BTreeMap<String, Def>) -> Result<BTreeMap<String, Def>, Expo
         });
     }
     Ok(defs)
-}
-
-/// What the grammar's `PUSH`es push: one expression, or none at all.
-fn pushed(
-    defs: &BTreeMap<String, Def>,
-    dead: &BTreeSet<String>,
-) -> Result<Option<Expr>, ExportError> {
-    let mut found: Option<(String, Expr)> = None;
-    for (name, def) in defs.iter().filter(|(n, _)| !dead.contains(*n)) {
-        for e in def.expr.clone().iter_top_down() {
-            if let Expr::Push(inner) = e {
-                match &found {
-                    Some((_, other)) if *other != *inner => {
-                        return Err(err(name, "every PUSH must push the same expression"))
-                    }
-                    _ => found = Some((name.clone(), *inner)),
-                }
-            }
-        }
-    }
-    Ok(found.map(|(_, e)| e))
 }
 
 fn idents(expr: &Expr, out: &mut Vec<String>) {
@@ -366,7 +296,6 @@ fn dead_rules(
                 dead: &dead,
                 terminals,
                 in_terminal: false,
-                peek: None,
             };
             if cx.prune(&def.expr)?.is_none() {
                 dead.insert(name.clone());
@@ -504,8 +433,6 @@ struct Cx<'a> {
     dead: &'a BTreeSet<String>,
     terminals: &'a BTreeSet<String>,
     in_terminal: bool,
-    /// What `PUSH` and `PEEK` stand for.
-    peek: Option<&'a Expr>,
 }
 
 impl Cx<'_> {
@@ -672,9 +599,8 @@ impl Cx<'_> {
             Expr::Skip(_) => {
                 return self.fail("`(!x ~ ANY)*` skipping via `SKIP`/`_` is not supported")
             }
-            Expr::Push(_) => (self.peek_text()?, Prec::Atom),
-            Expr::PeekSlice(..) => {
-                return self.fail("only PUSH and PEEK of the pest stack have a Lark equivalent")
+            Expr::Push(_) | Expr::PeekSlice(..) => {
+                return self.fail("the pest stack has no Lark equivalent")
             }
             #[allow(unreachable_patterns)]
             _ => return self.fail("this pest construct has no Lark equivalent"),
@@ -737,14 +663,6 @@ impl Cx<'_> {
         })
     }
 
-    /// The Lark text of the stack's value.
-    fn peek_text(&mut self) -> Result<String, ExportError> {
-        match self.peek {
-            Some(e) => self.emit(e, Prec::Atom),
-            None => self.fail("PEEK without a PUSH"),
-        }
-    }
-
     /// Whether `name` is `(!"\n" ~ ANY)*`, the rest of a line.
     fn is_line_rest(&self, name: &str) -> bool {
         let rest = Expr::Rep(Box::new(Expr::Seq(
@@ -760,10 +678,6 @@ impl Cx<'_> {
         for item in flatten_seq(expr) {
             match &item {
                 Expr::Str(s) => out.extend(s.chars().map(regex_escape)),
-                Expr::Ident(name) if name == "PEEK" => match self.peek {
-                    Some(e) => out.extend(self.units(e)?),
-                    None => return self.fail("PEEK without a PUSH"),
-                },
                 Expr::Ident(name) if name == "ASCII_HEX_DIGIT" => out.push("0-9a-fA-F".into()),
                 Expr::Ident(name) if self.defs.contains_key(name) && name != self.rule => {
                     out.extend(self.units(&self.defs[name.as_str()].expr)?)
@@ -781,7 +695,7 @@ impl Cx<'_> {
                 Expr::Choice(..) => out.push(self.char_class(&item)?),
                 _ => {
                     return self.fail(
-                        "`!p ~ text` is translated only when p is a fixed-length run of characters, classes and PEEK",
+                        "`!p ~ text` is translated only when p is a fixed-length run of characters and classes",
                     )
                 }
             }
@@ -793,9 +707,6 @@ impl Cx<'_> {
     }
 
     fn ident(&mut self, name: &str) -> Result<String, ExportError> {
-        if name == "PEEK" {
-            return self.peek_text();
-        }
         let builtin = match name {
             "ANY" => Some("/(?s:.)/"),
             "ASCII_DIGIT" => Some("/[0-9]/"),
