@@ -470,10 +470,13 @@ impl Grammar {
                         }
                     }
                 }
+                if !self.kept(sym) {
+                    return None;
+                }
                 if !used.contains(n) {
                     used.push(n.clone());
                 }
-                self.kept(sym).then(|| snake(n))
+                Some(snake(n))
             }
             Sym::Group(alts) => {
                 let alts: Vec<String> =
@@ -650,6 +653,17 @@ Other: Vec<u8> = <a:LINE> <b:JUNK> => vec![];
             "// Generated from the LALRPOP grammar by grammar-patch; do not edit.\n\
              start: top\ntop: item*\nitem: LINE\nLINE: WORD \"\\n\"\nWORD: /[a-z]+/\n"
         );
+    }
+
+    #[test]
+    fn a_repeated_rule_that_needs_an_omitted_terminal_goes_whole() {
+        let src = G.replace(
+            "pub Top: () = Item* => ();",
+            "pub Top: () = Item* Junky* => ();\nJunky: () = { JUNK => (), JUNK JUNK => () };",
+        );
+        assert!(export(&src, "Top", None)
+            .unwrap()
+            .contains("\ntop: item*\n"));
     }
 
     #[test]

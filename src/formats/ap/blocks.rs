@@ -236,14 +236,14 @@ impl<'t> Lowering<'t, Ap<'t>> {
     }
 
     /// The lines of a `value` other than `content`, in the store.
-    fn value_lines(&mut self, value: Option<Span>) -> &'t [Line<'t>] {
+    fn value_lines(&mut self, value: Span) -> &'t [Line<'t>] {
         self.read_value(value);
         self.keep(&self.own.lines)
     }
 
     /// The lines of a `content` value, in the store as the new lines they
     /// become.
-    fn content_lines(&mut self, value: Option<Span>) -> &'t mut [NewLine<'t>] {
+    fn content_lines(&mut self, value: Span) -> &'t mut [NewLine<'t>] {
         self.read_value(value);
         let new = self.own.lines.iter().map(|&l| NewLine::Add(l));
         self.store.alloc_slice_fill_iter(new)
@@ -251,32 +251,19 @@ impl<'t> Lowering<'t, Ap<'t>> {
 
     /// Reads the lines of a `value` into `own.lines`, checked for drifted
     /// directives outside fences.
-    fn read_value(&mut self, value: Option<Span>) {
+    fn read_value(&mut self, value: Span) {
         let mut fenced = false;
-        // A value is whole lines, each ending with `\n` (a last line
-        // without one, which the patch's text never has, ends the text).
-        let (mut start, text) = match value {
-            Some(v) => {
-                let v = self.at(v);
-                (v.start, &self.text[v.start..v.end])
-            }
-            None => (self.base, ""),
-        };
-        let bytes = text.as_bytes();
+        // A value is whole lines, each ending with `\n`: the lexer refuses
+        // a last line without one.
+        let value = self.at(value);
+        let text = &self.text[value.start..value.end];
         let mut lines = std::mem::take(&mut self.own.lines);
         lines.clear();
-        // Each line's end and where the next starts (a last line without
-        // `\n`, which the grammar never leaves, would end the text).
-        let unended = !text.is_empty() && !text.ends_with('\n');
-        let ends = newlines(bytes)
-            .map(|e| (e, e + 1))
-            .chain(unended.then_some((text.len(), text.len())));
         let mut at = 0;
-        for (end, next) in ends {
+        for end in newlines(text.as_bytes()) {
             let text = &text[at..end];
-            let span = Span::new(start, start + text.len());
-            start += next - at;
-            at = next;
+            let span = Span::new(value.start + at, value.start + end);
+            at = end + 1;
             if is_fence(text) {
                 fenced = !fenced;
             }
@@ -293,7 +280,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
         let head_span = self.at(block.head);
         let create_head = self.keyword(head_span) == "CREATE";
         let (eol, inline) = self.file_head(head_span);
-        let lines = self.value_lines(Some(block.value));
+        let lines = self.value_lines(block.value);
         let path = match inline {
             Some(p) => {
                 self.extra_path_lines(lines, 0);
@@ -327,7 +314,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 Item::Rename { line, value } => {
                     let span = self.at(line);
                     self.own.last_value = None;
-                    let lines = self.value_lines(Some(value));
+                    let lines = self.value_lines(value);
                     if rename.is_some() {
                         self.error(
                             span,
@@ -469,12 +456,12 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 }
                 let blank = |l: &Line| is_blank(l.text);
                 let empty = if kw == "content" {
-                    let lines = self.content_lines(Some(value));
+                    let lines = self.content_lines(value);
                     let empty = model::added(lines).all(|l| blank(&l));
                     pending.push_content(span, lines);
                     empty && matches!(pending.kw, "REPLACE" | "RECREATE")
                 } else {
-                    let lines = self.value_lines(Some(value));
+                    let lines = self.value_lines(value);
                     pending.push_find(kw, span, lines);
                     false
                 };
@@ -501,7 +488,7 @@ impl<'t> Lowering<'t, Ap<'t>> {
                 let span = self.at(line);
                 let d = unknown_directive(self.own.id, &self.text[span.start..span.end], span);
                 self.diags.push(d);
-                self.read_value(Some(value));
+                self.read_value(value);
                 pending.bad = true;
             }
         }

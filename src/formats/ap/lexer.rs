@@ -11,6 +11,7 @@
 //! whether the line above was a `FILE` block's path (where `CREATE` is an
 //! action, not a new block).
 
+use super::KEYWORDS;
 use crate::ir::Span;
 
 /// A line's class: the grammar's terminals.
@@ -102,26 +103,6 @@ pub enum LexError {
     /// given to the parser directly may not); at the end.
     Unterminated { at: usize },
 }
-
-/// Every directive keyword, as the grammar spells it.
-const KEYWORDS: [&str; 16] = [
-    "FILE",
-    "CREATE",
-    "REPLACE",
-    "INSERT_AFTER",
-    "INSERT_BEFORE",
-    "DELETE",
-    "RECREATE",
-    "RENAME",
-    "anchor",
-    "snippet",
-    "snippet_tail",
-    "content",
-    "include_leading_blank_lines",
-    "include_trailing_blank_lines",
-    "scope_end",
-    "END",
-];
 
 /// The lexer over a patch's text, every line of which ends with `\n` (but
 /// what follows `END`, which is ignored whole).
@@ -342,7 +323,7 @@ impl<'t> Iterator for Lexer<'t> {
         };
         self.after_file = match tok {
             Ok(Tok::File | Tok::FileWithPath) => true,
-            Ok(t) => self.after_file && t != Tok::Unknown && !is_directive(t),
+            Ok(t) => self.after_file && !is_directive(t),
             Err(_) => false,
         };
         Some(tok.map(|t| (start, t, end)))

@@ -92,48 +92,7 @@ fn syntax_error(
         "after the header come file blocks: `<ID> FILE`, the path on the next line, then actions \
          (`<ID> REPLACE`, `<ID> snippet`, the lines, `<ID> content`, the lines)";
     let (at, expected) = match err {
-        ParseError::User {
-            error: lexer::LexError::Version { at },
-        } => {
-            return syntax_diagnostic(
-                text,
-                base + at,
-                &["the version `3.1` or `3.2`"],
-                "this patcher reads ap 3.1 and 3.2: write the header as `<ID> AP 3.2`",
-            )
-        }
-        ParseError::User {
-            error: lexer::LexError::Unterminated { at },
-        } => {
-            return syntax_diagnostic(
-                text,
-                base + at,
-                &["a line end"],
-                "end every line of the patch with a newline",
-            )
-        }
-        ParseError::User {
-            error: lexer::LexError::Arguments { line, keyword },
-        } => {
-            let (what, hint) = match keyword {
-                "FILE" => (
-                    "a newline mode (`LF`, `CRLF`, `CR`) or a path after `FILE`, then the line end",
-                    "write `<ID> FILE`, `<ID> FILE CRLF` or (3.2) `<ID> FILE path`, with spaces between"
-                        .to_string(),
-                ),
-                "include_leading_blank_lines" | "include_trailing_blank_lines" | "scope_end" => (
-                    "a count of at most 6 digits after a space, then the line end",
-                    format!("write the count after a space: `<ID> {keyword} 1`"),
-                ),
-                _ => (
-                    "the line end after the keyword",
-                    format!("`{keyword}` stands alone on its line; put what follows it on the next line"),
-                ),
-            };
-            let mut d = syntax_diagnostic(text, base + line, &[what], "");
-            d.hint = Some(hint);
-            return d;
-        }
+        ParseError::User { error } => return lex_error(error, text, base),
         ParseError::UnrecognizedToken {
             token: (at, lexer::Tok::Unknown, end),
             ..
@@ -154,21 +113,64 @@ fn syntax_error(
         ParseError::InvalidToken { location } => (location, vec![]),
     };
     let header = expected.iter().any(|e| e == "HEADER");
-    let mut names: Vec<&str> = vec![];
-    for word in expected.iter().map(|e| terminal_words(e)) {
-        // Before the header, only what may stand there: a patch without
-        // one is tolerated, never taught.
-        let taught = if header {
-            matches!(word, "the header `<8 hex ID> AP 3.2`" | "a `#` comment")
+    // Before the header, only what may stand there (a patch without one is
+    // tolerated, never taught); after it, a `#` line is text, no comment.
+    let taught = |e: &&String| {
+        if header {
+            *e == "HEADER" || *e == "HASH_LINE"
         } else {
-            word != "a `#` comment"
-        };
-        if !word.is_empty() && !names.contains(&word) && taught {
+            *e != "HASH_LINE"
+        }
+    };
+    let mut names: Vec<&str> = vec![];
+    for word in expected.iter().filter(taught).map(|e| terminal_words(e)) {
+        if !word.is_empty() && !names.contains(&word) {
             names.push(word);
         }
     }
     let hint = if header { header_hint } else { blocks_hint };
     syntax_diagnostic(text, base + at, &names, hint)
+}
+
+/// The diagnostic of a line no terminal takes.
+fn lex_error(error: lexer::LexError, text: &str, base: usize) -> Diagnostic {
+    use lexer::LexError;
+    let (at, what, hint) = match error {
+        LexError::Version { at } => (
+            at,
+            "the version `3.1` or `3.2`",
+            "this patcher reads ap 3.1 and 3.2: write the header as `<ID> AP 3.2`".to_string(),
+        ),
+        LexError::Unterminated { at } => (
+            at,
+            "a line end",
+            "end every line of the patch with a newline".to_string(),
+        ),
+        LexError::Arguments {
+            line,
+            keyword: "FILE",
+        } => (
+            line,
+            "a newline mode (`LF`, `CRLF`, `CR`) or a path after `FILE`, then the line end",
+            "write `<ID> FILE`, `<ID> FILE CRLF` or (3.2) `<ID> FILE path`, with spaces between"
+                .to_string(),
+        ),
+        LexError::Arguments {
+            line,
+            keyword:
+                keyword @ ("include_leading_blank_lines" | "include_trailing_blank_lines" | "scope_end"),
+        } => (
+            line,
+            "a count of at most 6 digits after a space, then the line end",
+            format!("write the count after a space: `<ID> {keyword} 1`"),
+        ),
+        LexError::Arguments { line, keyword } => (
+            line,
+            "the line end after the keyword",
+            format!("`{keyword}` stands alone on its line; put what follows it on the next line"),
+        ),
+    };
+    syntax_diagnostic(text, base + at, &[what], &hint)
 }
 
 mod blocks;
@@ -264,4 +266,38 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
 pub fn in_export_language(text: &str) -> bool {
     let mut lexer = lexer::Lexer::new(text);
     grammar::PatchParser::new().parse(&mut lexer).is_ok() && lexer.pads.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first error `parse` gives for `text`: message, then hint.
+    fn refusal(text: &str) -> (String, String) {
+        let store = bumpalo::Bump::new();
+        let errors = parse(text, &store, Span::new(0, text.len()), false).unwrap_err();
+        (
+            errors[0].message.clone(),
+            errors[0].hint.clone().unwrap_or_default(),
+        )
+    }
+
+    /// The errors the parser itself raises (the lowering's have fixtures).
+    #[test]
+    fn each_syntax_error_says_what_was_expected_there() {
+        let (message, hint) = refusal("a1b2c3d4 AP 3.2\na1b2c3d4 FILE\nm.py");
+        assert_eq!(message, "expected a line end");
+        assert!(hint.contains("newline"), "{hint}");
+        let (message, hint) = refusal("a1b2c3d4 AP 3.2\na1b2c3d4 FILE\tm.py\n");
+        assert!(message.contains("newline mode"), "{message}");
+        assert!(hint.contains("`<ID> FILE CRLF`"), "{hint}");
+        let (message, hint) = refusal("# only a comment\n");
+        assert_eq!(
+            message,
+            "expected a `#` comment or the header `<8 hex ID> AP 3.2`"
+        );
+        assert!(hint.starts_with("an ap patch starts"), "{hint}");
+        let (message, _) = refusal("a1b2c3d4 AP 3.2\na1b2c3d4 REPLACE\n");
+        assert_eq!(message, "expected `<ID> FILE`, `<ID> CREATE` or `<ID> END`");
+    }
 }

@@ -14,22 +14,6 @@ pub struct Tree {
     pub end: Option<End>,
 }
 
-impl Tree {
-    pub fn new(
-        header: Option<Span>,
-        strays: Vec<Span>,
-        blocks: Vec<Block>,
-        end: Option<End>,
-    ) -> Tree {
-        Tree {
-            header,
-            strays,
-            blocks,
-            end,
-        }
-    }
-}
-
 /// `END` and, if any, the text after it.
 pub struct End {
     pub ignored: Option<Span>,
