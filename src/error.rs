@@ -58,6 +58,12 @@ pub enum Code {
     /// Occurs when the command itself is wrong: an unknown option or
     /// format, an unreadable patch file, a malformed JSON tool call.
     UsageError,
+    /// Occurs when recovering an interrupted apply finds a path changed
+    /// since the crash: recovery stops there and keeps it.
+    RecoveryConflict,
+    /// Occurs when the caller cancelled the call (MCP's
+    /// `notifications/cancelled`) before it wrote anything.
+    Cancelled,
     // ---- warnings ----
     /// Occurs when a hunk header's counts disagree with its body.
     HunkCountMismatch,
@@ -117,6 +123,13 @@ pub enum Code {
     /// Occurs when an interrupted apply was found in the root and rolled back
     /// before this run.
     Recovered,
+    /// Occurs when a journal cannot be proved to be one this tool wrote for
+    /// this root (a journal inside a tree, another owner, other links):
+    /// it is never replayed.
+    UntrustedJournal,
+    /// Occurs when a run that writes nothing (lint, a dry run) finds an
+    /// interrupted apply: it reads the tree as it is and does not recover.
+    InterruptedApply,
 }
 
 impl Code {
@@ -142,6 +155,8 @@ impl Code {
         Code::TargetChanged,
         Code::RootBusy,
         Code::UsageError,
+        Code::RecoveryConflict,
+        Code::Cancelled,
         Code::HunkCountMismatch,
         Code::LineHintDrift,
         Code::WhitespaceFuzz,
@@ -164,6 +179,8 @@ impl Code {
         Code::ToleratedFormatSlip,
         Code::AnchorIgnored,
         Code::Recovered,
+        Code::UntrustedJournal,
+        Code::InterruptedApply,
     ];
 
     /// The stable snake_case name.
@@ -211,6 +228,10 @@ impl Code {
             Code::ToleratedFormatSlip => "tolerated_format_slip",
             Code::AnchorIgnored => "anchor_ignored",
             Code::Recovered => "recovered",
+            Code::UntrustedJournal => "untrusted_journal",
+            Code::InterruptedApply => "interrupted_apply",
+            Code::RecoveryConflict => "recovery_conflict",
+            Code::Cancelled => "cancelled",
         }
     }
 
@@ -238,7 +259,9 @@ impl Code {
             | Code::UnbalancedBrackets
             | Code::ToleratedFormatSlip
             | Code::AnchorIgnored
-            | Code::Recovered => Severity::Warning,
+            | Code::Recovered
+            | Code::UntrustedJournal
+            | Code::InterruptedApply => Severity::Warning,
             _ => Severity::Error,
         }
     }

@@ -8,6 +8,10 @@
 //! rule). Every piece carries a [`Span`] back into the patch text so that a
 //! diagnostic can underline it.
 
+/// The size from which a file is not patched, nor a binary literal
+/// inflated (4 GiB: line starts are `u32`s).
+pub const TOO_LARGE: u64 = u32::MAX as u64;
+
 /// A byte range in the (unwrapped) patch text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Span {

@@ -156,11 +156,12 @@ impl Outcome {
     pub fn exit_code(&self) -> i32 {
         if self.ok() {
             0
-        } else if self
-            .diagnostics
-            .iter()
-            .any(|d| matches!(d.code, Code::IoError | Code::RootBusy | Code::UsageError))
-        {
+        } else if self.diagnostics.iter().any(|d| {
+            matches!(
+                d.code,
+                Code::IoError | Code::RootBusy | Code::UsageError | Code::RecoveryConflict
+            )
+        }) {
             2
         } else {
             1
@@ -202,6 +203,20 @@ pub fn run_with(
     root: Option<&Path>,
     options: Options,
 ) -> Outcome {
+    run_until(raw, format, mode, tree, root, options, &|| true)
+}
+
+/// [`run_with`], stopping before anything is written once `go_on` says
+/// so (a cancelled call): the outcome is then `cancelled`.
+pub fn run_until(
+    raw: impl Into<String>,
+    format: Option<Format>,
+    mode: Mode,
+    tree: Option<&mut dyn FileTree>,
+    root: Option<&Path>,
+    options: Options,
+    go_on: &dyn Fn() -> bool,
+) -> Outcome {
     let mut unwrapped = unwrap::unwrap(raw.into());
     let mut outcome = Outcome {
         format,
@@ -217,7 +232,7 @@ pub fn run_with(
         let mut fixed = formats::correct_drifted_ids(&mut unwrapped.text, body);
         outcome.diagnostics.append(&mut fixed);
     }
-    let result = pipeline(&unwrapped, &mut outcome, tree, root, options);
+    let result = pipeline(&unwrapped, &mut outcome, tree, root, options, go_on);
     if let Err(mut errors) = result {
         outcome.files.clear();
         outcome.diagnostics.append(&mut errors);
@@ -233,6 +248,7 @@ fn pipeline(
     tree: Option<&mut dyn FileTree>,
     root: Option<&Path>,
     options: Options,
+    go_on: &dyn Fn() -> bool,
 ) -> Result<(), Vec<Diagnostic>> {
     let format = match outcome.format.or_else(|| formats::detect(unwrapped.body())) {
         Some(f) => f,
@@ -251,11 +267,21 @@ fn pipeline(
     };
     outcome.format = Some(format);
     let store = bumpalo::Bump::new();
-    let (patch, mut warnings) =
-        formats::parse(format, &unwrapped.text, &store, unwrapped.body, options)?;
+    let contents = tree.is_some();
+    let (patch, mut warnings) = formats::parse_to(
+        format,
+        &unwrapped.text,
+        &store,
+        unwrapped.body,
+        options,
+        contents,
+    )?;
     outcome.diagnostics.append(&mut warnings);
     outcome.ignored_metadata = patch.ignored_metadata.clone();
-    let errors = validate::validate(&patch, root);
+    let (errors, mut warnings): (Vec<_>, Vec<_>) = validate::validate(&patch, root)
+        .into_iter()
+        .partition(Diagnostic::is_error);
+    outcome.diagnostics.append(&mut warnings);
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -263,6 +289,12 @@ fn pipeline(
     let mut plan = apply::plan(&patch, &*tree, root)?;
     outcome.diagnostics.append(&mut plan.warnings);
     if outcome.mode == (Mode::Apply { dry_run: false }) {
+        if !go_on() {
+            return Err(vec![Diagnostic::new(
+                Code::Cancelled,
+                "the call was cancelled before anything was written",
+            )]);
+        }
         apply::commit(&plan, tree).map_err(|d| vec![*d])?;
     }
     {
@@ -299,8 +331,10 @@ fn pipeline(
 /// Runs `patch` against the tree under `root` as every front end does:
 /// the root opened (locked, an interrupted apply recovered, with
 /// `recovered` warnings), synced with `fsync`, the pipeline run. Another
-/// apply holding the root past `wait` is a failed outcome (`root_busy`);
-/// a root that cannot be opened is the error.
+/// apply holding the root past `wait` is a failed outcome (`root_busy`),
+/// as is an interrupted apply that cannot be recovered because a path
+/// changed since (`recovery_conflict`); a root that cannot be opened is
+/// the error.
 pub fn run_in_root(
     patch: String,
     format: Option<Format>,
@@ -313,7 +347,7 @@ pub fn run_in_root(
     let write = mode == (Mode::Apply { dry_run: false });
     let (mut tree, recovered) = match apply::open_root(root, write, wait) {
         Ok(opened) => opened,
-        Err(d) if d.code == Code::RootBusy => {
+        Err(d) if matches!(d.code, Code::RootBusy | Code::RecoveryConflict) => {
             let mut outcome = Outcome::failed(format, mode, *d);
             outcome.text = patch;
             return Ok(outcome);
@@ -336,7 +370,8 @@ pub fn run_in_root(
 }
 
 /// One call as a library caller makes it (the Python bindings): `patch`
-/// in `format` (a name, or `None` to detect it), against the tree under
+/// (Unicode text, see `lossless::from_text`) in `format` (a name, or
+/// `None` to detect it), against the tree under
 /// `root` if given. Returns the JSON result (`schema/result.schema.json`),
 /// or, for a usage error (an unknown format, a root that cannot be
 /// opened), its message.
@@ -348,6 +383,7 @@ pub fn run_at_root(
     options: Options,
 ) -> Result<serde_json::Value, String> {
     let format = formats::format_arg(format.unwrap_or("auto"))?;
+    let patch = lossless::from_text(patch);
     let outcome = match root {
         Some(root) => run_in_root(
             patch,

@@ -61,6 +61,14 @@ fn decode_slow(bytes: &[u8]) -> String {
     out
 }
 
+/// Unicode text that carries no bytes (a JSON string, a Python `str`) as
+/// the same text a file holding its UTF-8 bytes reads as: a character of
+/// the reserved block is escaped like any other file's, so it is written
+/// as its own UTF-8 bytes whatever carried the patch.
+pub fn from_text(text: String) -> String {
+    decode(text.into_bytes())
+}
+
 /// The bytes `text` stands for: its UTF-8 bytes (not copied) unless it
 /// holds escaped bytes.
 pub fn encode(text: &str) -> Cow<'_, [u8]> {

@@ -259,7 +259,10 @@ fn run_cli() -> i32 {
                 }
                 Ok((_, warnings)) => {
                     diagnostics::emit_stderr(&warnings, "<recover>", "");
-                    0
+                    // A journal that was not replayed: recovery did not do
+                    // what it was asked.
+                    let untrusted = warnings.iter().any(|w| w.code == Code::UntrustedJournal);
+                    i32::from(untrusted)
                 }
                 Err(d) => {
                     diagnostics::emit_stderr(&[*d], "<recover>", "");
@@ -452,7 +455,7 @@ fn patch_command(input: Input, mut mode: Mode) -> i32 {
         Some(root) => {
             match grammar_patch::run_in_root(text, format, mode, root, options, wait, input.fsync) {
                 Ok(outcome) => outcome,
-                Err(d) => return failed_command(Code::IoError, d.message, json, dry_run),
+                Err(d) => return failed_command(d.code, d.message, json, dry_run),
             }
         }
         None => grammar_patch::run_with(text, format, mode, None, None, options),

@@ -22,10 +22,10 @@ use serde_json::{json, Map, Value};
 use std::panic::AssertUnwindSafe;
 
 use crate::apply::recover;
-use crate::apply::{open_root, DiskTree, FileTree, DEFAULT_WAIT};
+use crate::apply::{open_root_until, DiskTree, FileTree, DEFAULT_WAIT};
 use crate::error::{Code, Diagnostic};
 use crate::formats::{self, Format};
-use crate::{agent, payload, report, run, Mode, Outcome};
+use crate::{agent, payload, report, run_until, Mode, Outcome};
 
 /// The server: one root, fixed at start.
 #[derive(Debug, Clone)]
@@ -41,7 +41,14 @@ impl PatchServer {
         })
     }
 
-    fn run_tool(&self, mode: Mode, args: &Map<String, Value>) -> Result<CallToolResult, ErrorData> {
+    /// Runs one tool call; `go_on` turns false when the client cancels it,
+    /// which stops a wait for the lock, and any call not yet committing.
+    fn run_tool(
+        &self,
+        mode: Mode,
+        args: &Map<String, Value>,
+        go_on: &dyn Fn() -> bool,
+    ) -> Result<CallToolResult, ErrorData> {
         // Wrong arguments are a tool result the model reads and can
         // correct (`isError`, code `usage_error`), not a protocol error.
         let dry_run = mode != (Mode::Apply { dry_run: false });
@@ -68,16 +75,35 @@ impl PatchServer {
         };
         let patch = call.patch;
         let write = mode == (Mode::Apply { dry_run: false });
-        let outcome = match open_root(&self.root, write, DEFAULT_WAIT) {
+        let outcome = match open_root_until(&self.root, write, DEFAULT_WAIT, go_on) {
             Ok((mut tree, recovered)) => {
+                let options = crate::Options::default();
                 let mut outcome = guarded(&mut tree, |tree| {
-                    run(patch, format, mode, Some(tree), Some(&self.root))
+                    run_until(
+                        patch,
+                        format,
+                        mode,
+                        Some(tree),
+                        Some(&self.root),
+                        options,
+                        go_on,
+                    )
                 })
                 .unwrap_or_else(|d| Outcome::failed(format, mode, *d));
                 outcome.add_warnings(recovered);
                 outcome
             }
-            Err(d) if d.code == Code::RootBusy => Outcome::failed(format, mode, *d),
+            Err(_) if !go_on() => Outcome::failed(
+                format,
+                mode,
+                Diagnostic::new(
+                    Code::Cancelled,
+                    "the call was cancelled while it waited for the root",
+                ),
+            ),
+            Err(d) if matches!(d.code, Code::RootBusy | Code::RecoveryConflict) => {
+                Outcome::failed(format, mode, *d)
+            }
             Err(d) => return Err(ErrorData::internal_error(d.message, None)),
         };
         let value = report::to_value(&outcome);
@@ -265,7 +291,7 @@ impl ServerHandler for PatchServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
         let mode = match request.name.as_ref() {
@@ -278,7 +304,16 @@ impl ServerHandler for PatchServer {
                 ))
             }
         };
-        self.run_tool(mode, &args).map(Into::into)
+        // Off the protocol's thread, so pings, cancellations and other
+        // calls are served while this one waits for the root or works.
+        let server = self.clone();
+        let cancelled = context.ct.clone();
+        tokio::task::spawn_blocking(move || {
+            server.run_tool(mode, &args, &|| !cancelled.is_cancelled())
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .map(Into::into)
     }
 
     async fn list_resources(
@@ -340,52 +375,210 @@ impl ServerHandler for PatchServer {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client goes away.
+/// Serves MCP on stdin/stdout until the client goes away. Nothing is read
+/// from the root, or written, until a tool is called: `apply_patch` rolls
+/// back an interrupted apply first, as every apply does.
 pub fn serve(root: &Path) -> Result<(), String> {
     let server = PatchServer::new(root).map_err(|e| format!("--root {}: {e}", root.display()))?;
-    // An apply interrupted before the server started is rolled back now.
-    let (_, recovered) = open_root(root, true, DEFAULT_WAIT).map_err(|d| d.message)?;
-    crate::diagnostics::emit_stderr(&recovered, "<mcp>", "");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(async {
         // rmcp talks to one end of a pipe; `checked_stdio` joins the other
-        // end to stdin and stdout, answering lines that are not JSON.
+        // end to stdin and stdout, answering what is not a valid message.
         let (ours, rmcps) = tokio::io::duplex(1 << 16);
         let relay = tokio::spawn(checked_stdio(ours));
-        let service = server.serve(rmcps).await.map_err(|e| e.to_string())?;
+        let (read, write) = tokio::io::split(rmcps);
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(read, write)
+            .with_max_line_length(MAX_MESSAGE + 1);
+        let service = server.serve(transport).await.map_err(|e| e.to_string())?;
         service.waiting().await.map_err(|e| e.to_string())?;
         relay.await.map_err(|e| e.to_string())?;
         Ok(())
     })
 }
 
-/// JSON-RPC's reply to a line that is not JSON.
-const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: a message is one line of JSON"}}"#;
+/// The longest message read, in bytes; a longer line gets an error reply
+/// (`-32600`, id null) and is dropped, and the session goes on.
+pub const MAX_MESSAGE: usize = 64 << 20;
 
-/// Relays stdin to rmcp and rmcp to stdout, a line at a time; a line on
-/// stdin that is not JSON gets JSON-RPC's `-32700` parse error (which
-/// rmcp's transport would drop without a word). One task writes stdout, so
-/// replies never interleave.
+/// A JSON-RPC error reply.
+fn error_reply(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// What the relay does with one line from the client.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// A well-formed message: rmcp's to handle.
+    Pass,
+    /// Not one: this error reply instead.
+    Reply(Value),
+    /// A malformed notification: JSON-RPC answers none.
+    Drop,
+}
+
+/// Checks one line against JSON-RPC 2.0 and MCP's framing, before rmcp
+/// sees it: every error reply carries `id` (null when it cannot be known).
+fn check(line: &[u8]) -> Verdict {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Verdict::Reply(error_reply(
+            Value::Null,
+            -32700,
+            "Parse error: a message is UTF-8 text",
+        ));
+    };
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        return Verdict::Reply(error_reply(
+            Value::Null,
+            -32700,
+            "Parse error: a message is one line of JSON",
+        ));
+    };
+    let Value::Object(message) = &value else {
+        return Verdict::Reply(error_reply(
+            Value::Null,
+            -32600,
+            "Invalid Request: a message is one JSON object (batches are not part of MCP)",
+        ));
+    };
+    let id = message.get("id");
+    let id_ok = match id {
+        None | Some(Value::String(_)) => true,
+        Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
+    };
+    if !id_ok {
+        return Verdict::Reply(error_reply(
+            Value::Null,
+            -32600,
+            "Invalid Request: `id` is a string or an integer",
+        ));
+    }
+    let reply_id = id.cloned().unwrap_or(Value::Null);
+    let invalid = |m: &str| Verdict::Reply(error_reply(reply_id.clone(), -32600, m));
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid("Invalid Request: `jsonrpc` must be \"2.0\"");
+    }
+    match message.get("method") {
+        None if id.is_some()
+            && (message.contains_key("result") || message.contains_key("error")) =>
+        {
+            Verdict::Pass
+        }
+        None => invalid("Invalid Request: a request has a `method`"),
+        Some(Value::String(method)) => {
+            let params = message.get("params");
+            let params_ok = matches!(
+                params,
+                None | Some(Value::Object(_)) | Some(Value::Array(_))
+            );
+            let arguments = params.and_then(|p| p.get("arguments"));
+            let arguments_ok = method != "tools/call"
+                || matches!(arguments, None | Some(Value::Object(_)) | Some(Value::Null));
+            match (params_ok && arguments_ok, id) {
+                (true, _) => Verdict::Pass,
+                (false, None) => Verdict::Drop,
+                (false, Some(_)) => Verdict::Reply(error_reply(
+                    reply_id,
+                    -32602,
+                    if params_ok {
+                        "Invalid params: a tool's `arguments` is a JSON object"
+                    } else {
+                        "Invalid params: `params` is a JSON object"
+                    },
+                )),
+            }
+        }
+        Some(_) => invalid("Invalid Request: `method` is a string"),
+    }
+}
+
+/// One line read by [`read_line`].
+enum Line {
+    /// A whole line (its `\n` taken off) is in the buffer.
+    Whole,
+    /// The line was longer than the limit: dropped, unread.
+    TooLong,
+    /// The end of the input.
+    End,
+}
+
+/// Reads one line into `buf`, never holding more than `limit` bytes of it.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    input: &mut R,
+    buf: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Line> {
+    use tokio::io::AsyncBufReadExt;
+    buf.clear();
+    let mut dropping = false;
+    loop {
+        let chunk = input.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(if dropping {
+                Line::TooLong
+            } else if buf.is_empty() {
+                Line::End
+            } else {
+                Line::Whole
+            });
+        }
+        let (take, done) = match crate::bytes::find(b'\n', chunk) {
+            Some(i) => (i, true),
+            None => (chunk.len(), false),
+        };
+        if !dropping && buf.len() + take > limit {
+            dropping = true;
+            buf.clear();
+            buf.shrink_to(1 << 16);
+        }
+        if !dropping {
+            buf.extend_from_slice(&chunk[..take]);
+        }
+        input.consume(take + usize::from(done));
+        if done {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(if dropping { Line::TooLong } else { Line::Whole });
+        }
+    }
+}
+
+/// Relays stdin to rmcp and rmcp to stdout, a line at a time, answering
+/// what rmcp would drop or answer without an `id` (see [`check`]). One
+/// task writes stdout, so replies never interleave.
 async fn checked_stdio(pipe: tokio::io::DuplexStream) {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (from_rmcp, mut to_rmcp) = tokio::io::split(pipe);
-    let (errors, mut parse_errors) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (errors, mut own_replies) = tokio::sync::mpsc::unbounded_channel::<Value>();
     let reader = tokio::spawn(async move {
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim().is_empty() {
-                continue;
-            }
-            if serde_json::from_str::<serde::de::IgnoredAny>(&line).is_err() {
-                let _ = errors.send(());
-                continue;
-            }
-            let sent = to_rmcp.write_all(line.as_bytes()).await;
-            if sent.and(to_rmcp.write_all(b"\n").await).is_err() {
-                break;
+        let mut input = BufReader::with_capacity(1 << 16, tokio::io::stdin());
+        let mut line = Vec::new();
+        loop {
+            let verdict = match read_line(&mut input, &mut line, MAX_MESSAGE).await {
+                Ok(Line::End) | Err(_) => break,
+                Ok(Line::TooLong) => Verdict::Reply(error_reply(
+                    Value::Null,
+                    -32600,
+                    "Invalid Request: a message longer than 64 MiB was dropped",
+                )),
+                Ok(Line::Whole) if line.trim_ascii().is_empty() => continue,
+                Ok(Line::Whole) => check(&line),
+            };
+            match verdict {
+                Verdict::Pass => {
+                    let sent = to_rmcp.write_all(&line).await;
+                    if sent.and(to_rmcp.write_all(b"\n").await).is_err() {
+                        break;
+                    }
+                }
+                Verdict::Reply(reply) => {
+                    let _ = errors.send(reply);
+                }
+                Verdict::Drop => {}
             }
         }
         // End of input: rmcp sees the pipe close and stops.
@@ -397,11 +590,11 @@ async fn checked_stdio(pipe: tokio::io::DuplexStream) {
     loop {
         let line = tokio::select! {
             reply = replies.next_line() => match reply {
-                Ok(Some(reply)) => reply,
+                Ok(Some(reply)) => with_id(reply),
                 _ => break,
             },
-            error = parse_errors.recv(), if stdin_open => match error {
-                Some(()) => PARSE_ERROR.to_string(),
+            own = own_replies.recv(), if stdin_open => match own {
+                Some(reply) => reply.to_string(),
                 None => {
                     stdin_open = false;
                     continue;
@@ -416,9 +609,23 @@ async fn checked_stdio(pipe: tokio::io::DuplexStream) {
     reader.abort();
 }
 
+/// An error reply of rmcp's without an `id` gets `"id": null`, as JSON-RPC
+/// requires.
+fn with_id(reply: String) -> String {
+    match serde_json::from_str::<Value>(&reply) {
+        Ok(Value::Object(mut m)) if m.contains_key("error") && !m.contains_key("id") => {
+            m.insert("id".into(), Value::Null);
+            Value::Object(m).to_string()
+        }
+        _ => reply,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::apply::open_root;
+    use crate::run;
 
     #[test]
     fn a_panic_in_a_call_fails_that_call_and_rolls_the_tree_back() {
@@ -426,19 +633,19 @@ mod tests {
         std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
         let (mut tree, _) = open_root(dir.path(), true, DEFAULT_WAIT).unwrap();
         let result = guarded(&mut tree, |tree| {
-            // Half a commit, then a bug.
-            let mut j = crate::apply::journal::Journal::begin(tree).unwrap();
+            // Half a commit (the file renamed aside), then a bug.
+            use crate::apply::journal::{Journal, Record};
+            let mut j = Journal::begin(tree).unwrap();
             let path = crate::paths::RelPath::new("a.txt").unwrap();
-            j.log(
-                tree,
-                crate::apply::journal::Undo::Restore {
-                    path: path.clone(),
-                    bytes: std::borrow::Cow::Borrowed(b"one\n"),
-                    mode: 0o644,
-                },
-            )
-            .unwrap();
-            tree.write(&path, &[b"half"]).unwrap();
+            let aside = j.temp_beside(&path);
+            let ident = tree.ident(&path).unwrap().unwrap();
+            let record = Record::Moved {
+                from: path.clone(),
+                to: aside.clone(),
+                ident,
+            };
+            j.log(tree, record).unwrap();
+            tree.rename(&path, &aside).unwrap();
             panic!("a bug");
         });
         let d = result.expect_err("the panic is an error");
@@ -447,7 +654,11 @@ mod tests {
             std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
             "one\n"
         );
-        assert!(!dir.path().join(crate::apply::journal::LOG).exists());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "only a.txt"
+        );
         // The same tree serves the next call.
         let ok = guarded(&mut tree, |tree| {
             run(

@@ -58,8 +58,12 @@ pub enum PathProblem {
     /// Bytes that are not UTF-8 (see `lossless`): refused rather than
     /// written under another name.
     NotUtf8,
-    /// The applier's own journal directory.
+    /// A name of grammar-patch's own (its journal's temporary names).
     Reserved,
+    /// Inside git's metadata (`.git`), which no patch may write.
+    GitDir,
+    /// A path ending in `/` or `/.`: a directory, not a file.
+    NamesDirectory,
 }
 
 impl PathProblem {
@@ -73,8 +77,10 @@ impl PathProblem {
             PathProblem::Unusable => "the path has a NUL byte or a component longer than 255 bytes",
             PathProblem::NotUtf8 => "the path has bytes that are not UTF-8, which grammar-patch does not write",
             PathProblem::Reserved => {
-                "`.grammar-patch-journal` and `.grammar-patch-stash` are grammar-patch's rollback journal, not patch targets"
+                "names starting with `.grammar-patch-` are grammar-patch's own, at any depth and in any case"
             }
+            PathProblem::GitDir => "the path is inside git's metadata (`.git`), which no patch may write",
+            PathProblem::NamesDirectory => "the path ends in `/` or `/.`: it names a directory, not a file",
         }
     }
 }
@@ -89,10 +95,17 @@ pub fn resolve(text: &str, root: Option<&Path>) -> Result<RelPath, PathProblem> 
 }
 
 /// Where a symbolic link at `link` with this target leads, lexically, if
-/// that is inside the root: `None` when it climbs above the root or is an
-/// absolute path outside it. The root itself is `None` too (a link to the
-/// root is a loop a tool walking the tree would follow).
-pub fn link_target(link: &RelPath, target: &str, root: Option<&Path>) -> Option<RelPath> {
+/// that is inside the root, and every directory the kernel passes through
+/// on the way (a `..` after a name passes through that name first):
+/// `None` when it climbs above the root or is an absolute path outside it.
+/// The root itself is `None` too (a link to the root is a loop a tool
+/// walking the tree would follow). Exact only where `link`'s own directory
+/// is reached through no link, which the planner makes sure of.
+pub fn link_target(
+    link: &RelPath,
+    target: &str,
+    root: Option<&Path>,
+) -> Option<(RelPath, Vec<RelPath>)> {
     if target.is_empty() || target.contains('\0') || crate::lossless::has_escapes(target) {
         return None;
     }
@@ -103,16 +116,53 @@ pub fn link_target(link: &RelPath, target: &str, root: Option<&Path>) -> Option<
     let mut parts: Vec<&str> = link.as_str().split('/').collect();
     parts.pop();
     parts.retain(|p| !p.is_empty());
-    for part in target.split('/') {
-        match part {
-            "" | "." => {}
+    let mut passed = vec![];
+    let steps: Vec<&str> = target
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    for (i, part) in steps.iter().enumerate() {
+        match *part {
             ".." => {
                 parts.pop()?;
             }
-            name => parts.push(name),
+            name => {
+                parts.push(name);
+                if i + 1 < steps.len() {
+                    passed.push(RelPath(parts.join("/")));
+                }
+            }
         }
     }
-    RelPath::new(&parts.join("/"))
+    Some((RelPath::new(&parts.join("/"))?, passed))
+}
+
+/// Whether a path as written ends in `/` or `/.`: it names a directory,
+/// so a file operation on it is refused rather than read as its parent.
+pub fn names_directory(text: &str) -> bool {
+    text.ends_with('/') || text.ends_with("/.") || text == "."
+}
+
+/// Whether a path component is one of grammar-patch's own names (any
+/// case): the journal's temporary names, and the in-tree journal and stash
+/// of earlier versions.
+pub fn is_reserved(component: &str) -> bool {
+    let prefix = crate::apply::journal::TEMP_PREFIX;
+    component.len() >= prefix.len() && component[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// Whether a path component names git's metadata directory: `.git` in any
+/// case, and the spellings file systems fold to it (trailing dots and
+/// spaces on Windows, its 8.3 short name `git~1`), as `git apply` refuses.
+pub fn is_git(component: &str) -> bool {
+    let trimmed = component.trim_end_matches(['.', ' ']);
+    trimmed.eq_ignore_ascii_case(".git") || component.eq_ignore_ascii_case("git~1")
+}
+
+/// Whether no component of a `/`-separated path is reserved or `.git`: a
+/// path a patch may name.
+pub fn is_plain(path: &str) -> bool {
+    path.split('/').all(|c| !is_reserved(c) && !is_git(c))
 }
 
 fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath, PathProblem> {
@@ -138,8 +188,11 @@ fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath,
                 if s.len() > NAME_MAX {
                     return Err(PathProblem::Unusable);
                 }
-                if !internal && parts.is_empty() && crate::apply::journal::is_reserved(s) {
+                if !internal && is_reserved(s) {
                     return Err(PathProblem::Reserved);
+                }
+                if !internal && is_git(s) {
+                    return Err(PathProblem::GitDir);
                 }
                 parts.push(s.to_string());
             }
@@ -162,7 +215,7 @@ mod tests {
     fn link_targets_stay_inside_the_root() {
         let link = RelPath::new("docs/guide/link").unwrap();
         let root = Some(Path::new("/work/repo"));
-        let to = |t: &str| link_target(&link, t, root).map(|r| r.to_string());
+        let to = |t: &str| link_target(&link, t, root).map(|r| r.0.to_string());
         assert_eq!(to("intro.md").as_deref(), Some("docs/guide/intro.md"));
         assert_eq!(to("../../src/./lib.rs").as_deref(), Some("src/lib.rs"));
         assert_eq!(to("/work/repo/src/lib.rs").as_deref(), Some("src/lib.rs"));
@@ -173,6 +226,10 @@ mod tests {
         assert_eq!(to("/work/repo/../x"), None);
         assert_eq!(to(""), None);
         assert_eq!(link_target(&link, "/work/repo/x", None), None);
+        let passed = |t: &str| link_target(&link, t, root).unwrap().1;
+        let rel = |s: &str| RelPath::new(s).unwrap();
+        assert_eq!(passed("../../a/../b/c"), vec![rel("a"), rel("b")]);
+        assert_eq!(passed("x"), vec![]);
     }
 
     #[test]
@@ -186,6 +243,15 @@ mod tests {
         assert_eq!(ok("../x"), Err(PathProblem::ParentComponent));
         assert_eq!(ok("a/../b"), Err(PathProblem::ParentComponent));
         assert_eq!(ok("./"), Err(PathProblem::Empty));
+        assert!(names_directory("a/.") && names_directory("a/") && !names_directory("a/b"));
+        assert_eq!(ok("a/.git/config"), Err(PathProblem::GitDir));
+        assert_eq!(ok(".GIT/x"), Err(PathProblem::GitDir));
+        assert_eq!(ok("a/.git. /x"), Err(PathProblem::GitDir));
+        assert_eq!(ok("GIT~1/x"), Err(PathProblem::GitDir));
+        assert_eq!(ok(".gitignore"), Ok(".gitignore".into()));
+        assert_eq!(ok("sub/.Grammar-Patch-Journal"), Err(PathProblem::Reserved));
+        assert_eq!(ok("a/.grammar-patch-stash/1"), Err(PathProblem::Reserved));
+        assert_eq!(ok("a/x.grammar-patch-y"), Ok("a/x.grammar-patch-y".into()));
         assert_eq!(resolve("/x", None), Err(PathProblem::AbsoluteWithoutRoot));
         assert_eq!(
             RelPath::new("a/b/c").unwrap().ancestors(),

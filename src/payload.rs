@@ -26,8 +26,10 @@ pub fn tool_call(text: &str) -> Option<Result<ToolCall, String>> {
     Some(parse(text))
 }
 
+/// Parsed from the bytes `text` stands for: JSON is Unicode text, whose
+/// strings [`from_fields`] reads as such.
 fn parse(text: &str) -> Result<ToolCall, String> {
-    let value: Value = serde_json::from_str(text)
+    let value: Value = serde_json::from_slice(&crate::lossless::encode(text))
         .map_err(|e| format!("the JSON tool call does not parse: {e}"))?;
     let Value::Object(fields) = value else {
         return Err("a JSON tool call is an object".into());
@@ -36,6 +38,7 @@ fn parse(text: &str) -> Result<ToolCall, String> {
 }
 
 /// The tool call in a JSON object's fields (also an MCP tool's arguments).
+/// The patch is Unicode text (`lossless::from_text`).
 pub fn from_fields(fields: Map<String, Value>) -> Result<ToolCall, String> {
     let mut call = ToolCall {
         patch: String::new(),
@@ -46,7 +49,7 @@ pub fn from_fields(fields: Map<String, Value>) -> Result<ToolCall, String> {
     for (key, value) in fields {
         match (key.as_str(), value) {
             ("patch", Value::String(s)) => {
-                call.patch = s;
+                call.patch = crate::lossless::from_text(s);
                 has_patch = true;
             }
             ("format", Value::String(s)) => call.format = Some(s),

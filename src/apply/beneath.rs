@@ -1,24 +1,22 @@
-//! Opening a path beneath a directory handle, so that no path string a
-//! racing process can redirect is ever handed to the kernel whole.
+//! Opening a path beneath a directory handle, through no symbolic link, so
+//! that no path string a racing process can redirect is ever handed to the
+//! kernel whole.
 //!
-//! On Linux this is one `openat2` call with `RESOLVE_BENEATH`: the kernel
-//! follows symbolic links only while they stay beneath the root, and fails
-//! with `EXDEV` the moment a component (a `..`, an absolute link, a link
-//! swapped in by another process) would leave it. Where `openat2` is missing
-//! (old kernels, seccomp filters, other Unixes) the same rule is kept by
-//! walking the path one component at a time with `O_NOFOLLOW`, reading each
-//! link and resolving it against the components walked so far.
+//! On Linux this is one `openat2` call with `RESOLVE_BENEATH` and
+//! `RESOLVE_NO_SYMLINKS`: the kernel fails with `EXDEV` the moment a
+//! component would leave the root and with `ELOOP` at any link on the way
+//! (a link in the tree, or one swapped in by another process). Where
+//! `openat2` is missing (old kernels, seccomp filters, other Unixes) the
+//! same rule is kept by walking the path one component at a time with
+//! `O_NOFOLLOW`. A patch never reaches a file through a link, as `git
+//! apply` never does ("beyond a symbolic link").
 
-use std::collections::VecDeque;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
+use rustix::fs::{self as rfs, Mode, OFlags};
 use rustix::io::Errno;
-
-/// At most this many links on one path, as the kernel's own limit.
-const MAX_LINKS: usize = 40;
 
 /// Set once `openat2` turns out to be unavailable; every later call walks.
 static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
@@ -26,16 +24,15 @@ static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 /// How paths are resolved beneath the root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resolver {
-    /// `openat2` with `RESOLVE_BENEATH` where the kernel has it, else [`Resolver::Walk`].
+    /// `openat2` where the kernel has it, else [`Resolver::Walk`].
     Kernel,
     /// Component by component with `O_NOFOLLOW` (the portable way; tests force it).
     Walk,
 }
 
-/// Opens `path` (relative, `/`-separated, no `..`) beneath `root`. Links on
-/// the way are followed while they stay beneath the root; the last one too,
-/// unless `flags` has `NOFOLLOW`. A path that would leave the root fails
-/// with `EXDEV`.
+/// Opens `path` (relative, `/`-separated, no `..`) beneath `root`. A link
+/// on the way fails with `ELOOP`; the last component too, when `flags` has
+/// `NOFOLLOW` (otherwise a link there is refused as well).
 pub fn open(
     resolver: Resolver,
     root: BorrowedFd<'_>,
@@ -47,7 +44,7 @@ pub fn open(
     #[cfg(any(target_os = "linux", target_os = "android"))]
     if resolver == Resolver::Kernel && !NO_OPENAT2.load(Ordering::Relaxed) {
         use rustix::fs::ResolveFlags;
-        let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+        let how = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         match rfs::openat2(root, path, flags, mode, how) {
             Err(Errno::NOSYS) | Err(Errno::PERM) => NO_OPENAT2.store(true, Ordering::Relaxed),
             Err(Errno::AGAIN) => {} // a rename raced the lookup: walk instead
@@ -83,82 +80,41 @@ pub fn dir_flags() -> OFlags {
 }
 
 /// The portable resolution: every directory opened with `O_NOFOLLOW`
-/// relative to the one before it; a link is read and its target spliced
-/// into the components still to walk, resolved against the directories
-/// walked so far (never above the root).
+/// relative to the one before it; a link anywhere is `ELOOP`.
 fn walk(root: BorrowedFd<'_>, path: &str, flags: OFlags, mode: Mode) -> Result<OwnedFd, Errno> {
-    let mut pending: VecDeque<String> = path
+    let parts: Vec<&str> = path
         .split('/')
         .filter(|c| !c.is_empty() && *c != ".")
-        .map(str::to_string)
         .collect();
-    let mut walked: Vec<String> = vec![];
-    let mut cur = reopen(root, &walked)?;
-    let mut links = 0;
-    while let Some(name) = pending.pop_front() {
-        if name == ".." {
-            if walked.pop().is_none() {
-                return Err(Errno::XDEV);
-            }
-            cur = reopen(root, &walked)?;
-            continue;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut cur = rfs::openat(root, ".", dir_flags, Mode::empty())?;
+    let Some((last, dirs)) = parts.split_last() else {
+        return rfs::openat(root, ".", flags, mode);
+    };
+    for name in dirs {
+        if *name == ".." {
+            return Err(Errno::XDEV);
         }
-        let last = pending.is_empty();
-        let follow_last = !flags.contains(OFlags::NOFOLLOW);
-        if last && !is_link(cur.as_fd(), &name)? {
-            return rfs::openat(&cur, name.as_str(), flags | OFlags::NOFOLLOW, mode);
-        }
-        if last && !follow_last {
-            return Err(Errno::LOOP);
-        }
-        match rfs::openat(&cur, name.as_str(), walk_flags(), Mode::empty()) {
-            Ok(fd) if !last => {
-                cur = fd;
-                walked.push(name);
-            }
-            // Swapped from a link to a directory since: open it as asked.
-            Ok(_) => return rfs::openat(&cur, name.as_str(), flags | OFlags::NOFOLLOW, mode),
-            Err(Errno::LOOP) | Err(Errno::NOTDIR) | Err(Errno::MLINK) => {
-                let target = match rfs::readlinkat(&cur, name.as_str(), vec![]) {
-                    Ok(t) => t.into_string().map_err(|_| Errno::INVAL)?,
-                    Err(Errno::INVAL) => return Err(Errno::NOTDIR), // not a link
-                    Err(e) => return Err(e),
-                };
-                links += 1;
-                if links > MAX_LINKS {
-                    return Err(Errno::LOOP);
-                }
-                if target.starts_with('/') {
-                    return Err(Errno::XDEV);
-                }
-                for c in target.rsplit('/').filter(|c| !c.is_empty() && *c != ".") {
-                    pending.push_front(c.to_string());
-                }
-            }
+        cur = match rfs::openat(&cur, *name, dir_flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(Errno::NOTDIR) if is_link(cur.as_fd(), name)? => return Err(Errno::LOOP),
             Err(e) => return Err(e),
-        }
+        };
     }
-    Ok(cur)
+    if *last == ".." {
+        return Err(Errno::XDEV);
+    }
+    match rfs::openat(&cur, *last, flags | OFlags::NOFOLLOW, mode) {
+        Err(Errno::NOTDIR) if is_link(cur.as_fd(), last)? => Err(Errno::LOOP),
+        other => other,
+    }
 }
 
 /// Whether `name` in `dir` is a symbolic link (`false` when missing).
 fn is_link(dir: BorrowedFd<'_>, name: &str) -> Result<bool, Errno> {
-    match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+    match rfs::statat(dir, name, rfs::AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) => Ok(rfs::FileType::from_raw_mode(st.st_mode) == rfs::FileType::Symlink),
         Err(Errno::NOENT) => Ok(false),
         Err(e) => Err(e),
     }
-}
-
-fn walk_flags() -> OFlags {
-    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC
-}
-
-/// The directory `walked` beneath `root`, each component without following.
-fn reopen(root: BorrowedFd<'_>, walked: &[String]) -> Result<OwnedFd, Errno> {
-    let mut cur = rfs::openat(root, ".", walk_flags(), Mode::empty())?;
-    for name in walked {
-        cur = rfs::openat(&cur, name.as_str(), walk_flags(), Mode::empty())?;
-    }
-    Ok(cur)
 }

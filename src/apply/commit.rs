@@ -1,29 +1,28 @@
 //! Carrying out a [`Plan`] so that a patch changes every file or none, also
 //! when the process is killed.
 //!
-//! Each step first logs how to undo itself in the [`Journal`] (on disk,
-//! before the step runs); on the first failing step the journal is undone
-//! newest first, so the tree is left as it was. A process killed at any
-//! instant leaves the journal for the next run's [`recover`](super::journal::recover).
+//! Each step first logs how to undo itself in the [`Journal`] (before the
+//! step runs); on the first failing step the journal is undone newest
+//! first, so the tree is left as it was. A process killed at any instant
+//! leaves the journal for the next run's [`recover`](super::journal::recover).
 //!
-//! The steps keep what a file is: a file is written in place when it has
-//! one link; a hard-linked one is moved into the journal's stash (the other
-//! links keep the old inode and bytes) and a new file takes its name. A
-//! deleted file is moved into the stash too, so a rollback brings back the
-//! same inode, owner and mode; a renamed file is renamed, not copied.
-
-use std::borrow::Cow;
+//! Nothing is written in place: new contents are staged beside their
+//! target under a temporary name and swapped in, so the old inode (with
+//! any other hard link to it, its owner and its mode) is kept aside,
+//! whole, until the commit point, and a rollback swaps it back. A deleted
+//! file is renamed aside beside itself; a renamed file is renamed, not
+//! copied. Directories the patch empties are removed after the commit
+//! point, with the originals kept aside.
 
 use super::fs::{refusal, Refusal};
-use super::journal::{self, Journal, Undo};
-use super::plan::{Change, Plan, LINK_MODE};
-use super::tree::{Entry, FileTree};
+use super::journal::{Failed, Journal, Record};
+use super::plan::{Change, Plan};
+use super::tree::{Entry, FileTree, Ident};
 use crate::error::{Code, Diagnostic};
-use crate::lossless;
 use crate::paths::RelPath;
 
 /// Writes the plan, or restores every step already taken and reports the
-/// failure (and any step the rollback itself could not undo).
+/// failure (and anything the rollback itself could not undo).
 pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Box<Diagnostic>> {
     if plan
         .changes
@@ -32,41 +31,60 @@ pub fn commit(plan: &Plan, tree: &mut dyn FileTree) -> Result<(), Box<Diagnostic
     {
         return Ok(());
     }
-    let mut journal = Journal::begin(tree).map_err(|e| {
+    let journal = Journal::begin(tree).map_err(|e| {
         Diagnostic::new(
             Code::IoError,
             format!("cannot start the rollback journal: {e}"),
         )
-        .hint("nothing was changed; check that the root is writable")
+        .hint("nothing was changed; the journal lives in the state directory (GRAMMAR_PATCH_STATE_DIR, XDG_STATE_HOME or ~/.local/state): make it writable by you alone")
     })?;
+    let mut cx = Cx {
+        tree,
+        journal,
+        dirs: vec![],
+    };
     let mut failure = None;
-    for change in &plan.changes {
-        if let Err(e) = step(change, tree, &mut journal) {
+    let mut changes = plan.changes.iter().peekable();
+    while let Some(change) = changes.next() {
+        // A permission change right after a write of the same file is the
+        // mode that file is written with.
+        let mode = match (change, changes.peek()) {
+            (
+                Change::Write { path, .. } | Change::Move { to: path, .. },
+                Some(Change::Chmod { path: p, to, .. }),
+            ) if p == path => {
+                changes.next();
+                Some(*to)
+            }
+            _ => None,
+        };
+        if let Err(e) = cx.step(change, mode) {
             failure = Some(e);
             break;
         }
     }
+    let Cx {
+        tree,
+        journal,
+        dirs,
+    } = cx;
     let (journal, (path, err)) = match failure {
-        None => match journal.finish(tree) {
+        None => match journal.commit(tree, dirs) {
             Ok(()) => return Ok(()),
-            // The log is still there: the commit point was not reached.
-            Err((journal, e)) => (journal, (journal_log(), e)),
+            // The commit point was not reached.
+            Err((journal, e)) => (journal, (RelPath::new("journal").expect("a name"), e)),
         },
         Some(f) => (journal, f),
     };
-    let failed = journal.rollback(tree);
-    Err(Box::new(failed_diagnostic(path, err, failed)))
+    let rolled_back = journal.rollback(tree);
+    Err(Box::new(failed_diagnostic(path, err, rolled_back.err())))
 }
 
-fn journal_log() -> RelPath {
-    RelPath::new(journal::LOG).expect("a valid path")
-}
-
-fn failed_diagnostic(path: RelPath, err: std::io::Error, failed: Vec<String>) -> Diagnostic {
+fn failed_diagnostic(path: RelPath, err: std::io::Error, failed: Option<Failed>) -> Diagnostic {
     let mut d = match refusal(&err) {
         Some(Refusal::Escapes) => Diagnostic::new(
             Code::PathEscape,
-            format!("`{path}` leads outside the root"),
+            format!("`{path}` passes through a symbolic link or leads outside the root"),
         )
         .hint("a directory on the way was replaced by a symbolic link while the patch was applied; nothing was changed"),
         Some(Refusal::Changed) => Diagnostic::new(
@@ -74,279 +92,246 @@ fn failed_diagnostic(path: RelPath, err: std::io::Error, failed: Vec<String>) ->
             format!("`{path}` was changed by another process while the patch was applied"),
         )
         .hint("nothing was changed; re-read the file and retry the patch against its new text"),
+        Some(Refusal::Special) => Diagnostic::new(
+            Code::UnsupportedFile,
+            format!("`{path}` became a FIFO, socket or device while the patch was applied"),
+        )
+        .hint("nothing was changed; only regular files are patched"),
         _ => Diagnostic::new(Code::IoError, format!("writing `{path}` failed: {err}"))
             .hint("nothing was changed; fix the file system problem and apply the same patch again"),
     };
     d = d.path(path.as_str());
-    if !failed.is_empty() {
+    if let Some(failed) = failed {
+        let what = match failed {
+            Failed::Conflict(c) => format!("`{}`: {}", c.path, c.why),
+            Failed::Io(e) => e.to_string(),
+        };
         d = d
-            .note(format!(
-                "the rollback could not restore: {}",
-                failed.join(", ")
-            ))
+            .note(format!("the rollback could not finish: {what}"))
             .hint(
-                "the rollback failed part-way; run `grammar-patch recover --root DIR` to finish it",
-            );
+            "the rollback stopped part-way; run `grammar-patch recover --root DIR` to finish it",
+        );
     }
     d
 }
 
 type StepError = (RelPath, std::io::Error);
 
-/// Logs `undo`, then runs `act`. A failed `act` changed nothing, so its
-/// record is cancelled; except a write in place, which can fail half-way
-/// (a full disk) and is restored like any other step.
-fn logged<'p>(
-    journal: &mut Journal<'p>,
-    tree: &mut dyn FileTree,
-    at: &RelPath,
-    undo: Undo<'p>,
-    act: impl FnOnce(&mut dyn FileTree) -> std::io::Result<()>,
-) -> Result<(), StepError> {
-    let partial = matches!(undo, Undo::Restore { .. });
-    journal.log(tree, undo).map_err(|e| (at.clone(), e))?;
-    act(tree).map_err(|e| {
-        // A refusal comes before the first byte is written.
-        if !partial || refusal(&e).is_some() {
-            journal.cancel(tree);
-        }
-        (at.clone(), e)
-    })
+/// A commit under way: the tree, its journal, and the directories to
+/// remove after the commit point if the patch left them empty.
+struct Cx<'t> {
+    tree: &'t mut dyn FileTree,
+    journal: Journal,
+    dirs: Vec<RelPath>,
 }
 
-/// One change, as journaled steps: each arm is one kind of [`Change`] and
-/// logs its undo before it acts. One match rather than a function per kind
-/// keeps every write next to the undo record it needs (a long function by
-/// choice: the arms share no code beyond the journal calls).
-fn step<'p>(
-    change: &'p Change<'_>,
-    tree: &mut dyn FileTree,
-    journal: &mut Journal<'p>,
-) -> Result<(), StepError> {
-    match change {
-        Change::Create { path, output, mode } => {
-            let bytes = output.bytes();
-            let chunks = bytes.slices();
-            let undo = Undo::Remove { path: path.clone() };
-            created(path, undo, tree, journal, |t| {
-                t.create(path, &chunks, *mode)
-            })?;
-        }
-        Change::Symlink { path, target } => {
-            let undo = Undo::Remove { path: path.clone() };
-            created(path, undo, tree, journal, |t| t.symlink(path, target))?;
-        }
-        Change::Chmod { path, from, to } => {
-            let undo = Undo::Chmod {
-                path: path.clone(),
-                mode: *from,
-            };
-            logged(journal, tree, path, undo, |t| t.set_mode(path, *to))?;
-        }
-        Change::Write { path, output, mode } => {
-            let original = output.original_bytes();
-            let bytes = output.bytes();
-            let chunks = bytes.slices();
-            let undo = Undo::Restore {
-                path: path.clone(),
-                bytes: original.clone(),
-                mode: *mode,
-            };
-            // The tree refuses to write a hard-linked file in place (before
-            // writing a byte); it then gets a new inode instead.
-            match logged(journal, tree, path, undo, |t| t.write(path, &chunks)) {
-                Err((_, e)) if refusal(&e) == Some(Refusal::Linked) => {
-                    replace_linked(path, original, *mode, &chunks, tree, journal)?
-                }
-                other => other?,
+fn at<T>(path: &RelPath, r: std::io::Result<T>) -> Result<T, StepError> {
+    r.map_err(|e| (path.clone(), e))
+}
+
+impl Cx<'_> {
+    fn log(&mut self, at_path: &RelPath, record: Record) -> Result<(), StepError> {
+        at(at_path, self.journal.log(self.tree, record))
+    }
+
+    /// One change, as journaled steps. `mode`: a permission change folded
+    /// into a write.
+    fn step(&mut self, change: &Change<'_>, mode: Option<u32>) -> Result<(), StepError> {
+        match change {
+            Change::Create { path, output, mode } => {
+                self.make_parents(path)?;
+                let bytes = output.bytes();
+                self.place_new(path, &bytes.slices(), *mode)?;
             }
-        }
-        Change::Delete {
-            path,
-            original,
-            mode,
-        } => {
-            stash(path, lossless::encode(original), *mode, tree, journal)?;
-            prune_empty_parents(path, tree, journal)?;
-        }
-        Change::Move {
-            from,
-            to,
-            output,
-            mode,
-        } => {
-            make_parents(to, tree, journal)?;
-            let original = output.original_bytes();
-            let bytes = output.bytes();
-            let chunks = bytes.slices();
-            if links(tree, from)? > 1 {
-                // The other links keep the old inode and its bytes.
-                logged(journal, tree, to, Undo::Remove { path: to.clone() }, |t| {
-                    t.create(to, &chunks, Some(*mode))
-                })?;
-                stash(from, original, *mode, tree, journal)?;
-            } else {
-                let undo = Undo::Unrename {
-                    from: from.clone(),
-                    to: to.clone(),
+            Change::Symlink { path, target } => {
+                self.make_parents(path)?;
+                let record = Record::Linked {
+                    path: path.clone(),
+                    target: target.clone(),
                 };
-                logged(journal, tree, to, undo, |t| t.rename(from, to))?;
-                if !same_bytes(&original, &chunks) {
-                    let undo = Undo::Restore {
-                        path: to.clone(),
-                        bytes: original,
-                        mode: *mode,
-                    };
-                    logged(journal, tree, to, undo, |t| t.write(to, &chunks))?;
+                self.log(path, record)?;
+                at(path, self.tree.symlink(path, target))?;
+            }
+            Change::Write {
+                path,
+                output,
+                mode: kept,
+            } => {
+                let bytes = output.bytes();
+                self.replace(path, &bytes.slices(), mode.unwrap_or(*kept))?;
+            }
+            Change::Chmod { path, to, .. } => {
+                // A new inode with the new mode: another hard link to the
+                // file keeps its own.
+                let bytes = at(path, self.tree.read(path, u64::MAX))?;
+                self.replace(path, &[&bytes], *to)?;
+            }
+            Change::Delete { path, .. } => {
+                self.set_aside(path)?;
+                self.dirs.extend(path.ancestors());
+            }
+            Change::Move {
+                from,
+                to,
+                output,
+                mode: kept,
+            } => {
+                self.make_parents(to)?;
+                let bytes = output.bytes();
+                let chunks = bytes.slices();
+                if output.is_unchanged() && mode.is_none() {
+                    self.rename(from, to)?;
+                } else {
+                    self.place_new(to, &chunks, Some(mode.unwrap_or(*kept)))?;
+                    self.set_aside(from)?;
                 }
+                self.dirs.extend(from.ancestors());
             }
-            prune_empty_parents(from, tree, journal)?;
-        }
-        Change::CreateDir { path } => {
-            let undo = Undo::RemoveDir { path: path.clone() };
-            created(path, undo, tree, journal, |t| t.create_dir(path))?;
-        }
-        Change::RemoveTree { files, dirs, .. } => {
-            for (path, original, mode) in files {
-                stash(path, lossless::encode(original), *mode, tree, journal)?;
+            Change::CreateDir { path } => {
+                self.make_parents(path)?;
+                self.make_dir(path)?;
             }
-            remove_dirs(dirs, tree, journal)?;
+            Change::RemoveTree { files, dirs, .. } => {
+                for (path, ..) in files {
+                    self.set_aside(path)?;
+                }
+                self.dirs.extend(dirs.iter().cloned());
+            }
+            Change::MoveTree { files, dirs, .. } => {
+                for (from, to, ..) in files {
+                    self.make_parents(to)?;
+                    self.rename(from, to)?;
+                }
+                self.dirs.extend(dirs.iter().cloned());
+            }
+            Change::Unchanged { .. } => {}
         }
-        Change::MoveTree { files, dirs, .. } => {
-            for (from, to, _, _) in files {
-                make_parents(to, tree, journal)?;
-                let undo = Undo::Unrename {
-                    from: from.clone(),
-                    to: to.clone(),
+        Ok(())
+    }
+
+    fn ident(&self, path: &RelPath) -> Result<Ident, StepError> {
+        match at(path, self.tree.ident(path))? {
+            Some(ident) => Ok(ident),
+            None => Err((path.clone(), super::fs::refused(Refusal::Changed))),
+        }
+    }
+
+    /// Stages a new file beside `path`; returns its temporary name and identity.
+    fn stage(
+        &mut self,
+        path: &RelPath,
+        chunks: &[&[u8]],
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> Result<(RelPath, Ident), StepError> {
+        let tmp = self.journal.temp_beside(path);
+        self.log(path, Record::Staged { tmp: tmp.clone() })?;
+        let new = at(path, self.tree.stage(&tmp, chunks, mode, owner))?;
+        Ok((tmp, new))
+    }
+
+    /// A new file at `path`, where nothing is.
+    fn place_new(
+        &mut self,
+        path: &RelPath,
+        chunks: &[&[u8]],
+        mode: Option<u32>,
+    ) -> Result<(), StepError> {
+        let (tmp, new) = self.stage(path, chunks, mode, None)?;
+        let record = Record::Moved {
+            from: tmp.clone(),
+            to: path.clone(),
+            ident: new,
+        };
+        self.log(path, record)?;
+        at(path, self.tree.rename(&tmp, path))
+    }
+
+    /// New contents for the file at `path`, in a new inode with its owner
+    /// and `mode`; the old one is kept aside until the commit point.
+    fn replace(&mut self, path: &RelPath, chunks: &[&[u8]], mode: u32) -> Result<(), StepError> {
+        let old = self.ident(path)?;
+        let (tmp, new) = self.stage(path, chunks, Some(mode), Some((old.uid, old.gid)))?;
+        let record = Record::Swapped {
+            path: path.clone(),
+            tmp: tmp.clone(),
+            old,
+            new,
+        };
+        self.log(path, record)?;
+        match self.tree.exchange(&tmp, path) {
+            Ok(()) => self.verify_moved(&tmp, path, &old, |t| t.exchange(&tmp, path)),
+            Err(e) if e.kind() == std::io::ErrorKind::Unsupported => {
+                // Two renames where the file system cannot swap.
+                self.set_aside(path)?;
+                let record = Record::Moved {
+                    from: tmp.clone(),
+                    to: path.clone(),
+                    ident: new,
                 };
-                logged(journal, tree, to, undo, |t| t.rename(from, to))?;
+                self.log(path, record)?;
+                at(path, self.tree.rename(&tmp, path))
             }
-            remove_dirs(dirs, tree, journal)?;
-        }
-        Change::Unchanged { .. } => {}
-    }
-    Ok(())
-}
-
-fn same_bytes(original: &[u8], chunks: &[&[u8]]) -> bool {
-    chunks.iter().map(|c| c.len()).sum::<usize>() == original.len() && chunks.concat() == original
-}
-
-fn links(tree: &dyn FileTree, path: &RelPath) -> Result<u64, StepError> {
-    tree.links(path).map_err(|e| (path.clone(), e))
-}
-
-/// Moves a file into the journal's stash (same inode back on rollback);
-/// across file systems, where it cannot move, removes it and keeps its bytes.
-fn stash<'p>(
-    path: &RelPath,
-    original: Cow<'p, [u8]>,
-    mode: u32,
-    tree: &mut dyn FileTree,
-    journal: &mut Journal<'p>,
-) -> Result<(), StepError> {
-    let aside = journal.stash_path(tree).map_err(|e| (path.clone(), e))?;
-    let undo = Undo::Unrename {
-        from: path.clone(),
-        to: aside.clone(),
-    };
-    match logged(journal, tree, path, undo, |t| t.rename(path, &aside)) {
-        // A link's target is not bytes a file can be recreated from.
-        Err((_, e)) if e.kind() == std::io::ErrorKind::CrossesDevices && mode != LINK_MODE => {
-            let undo = Undo::Recreate {
-                path: path.clone(),
-                bytes: original,
-                mode,
-            };
-            logged(journal, tree, path, undo, |t| t.remove(path))
-        }
-        other => other,
-    }
-}
-
-/// A hard-linked file gets a new inode under its name; the old one, with
-/// every other link, keeps its bytes.
-fn replace_linked<'p>(
-    path: &RelPath,
-    original: Cow<'p, [u8]>,
-    mode: u32,
-    chunks: &[&[u8]],
-    tree: &mut dyn FileTree,
-    journal: &mut Journal<'p>,
-) -> Result<(), StepError> {
-    stash(path, original, mode, tree, journal)?;
-    logged(
-        journal,
-        tree,
-        path,
-        Undo::Remove { path: path.clone() },
-        |t| t.create(path, chunks, Some(mode)),
-    )
-}
-
-/// Removes emptied directories, innermost first.
-fn remove_dirs<'p>(
-    dirs: &[RelPath],
-    tree: &mut dyn FileTree,
-    journal: &mut Journal<'p>,
-) -> Result<(), StepError> {
-    for dir in dirs {
-        logged(
-            journal,
-            tree,
-            dir,
-            Undo::CreateDir { path: dir.clone() },
-            |t| t.remove_dir(dir),
-        )?;
-    }
-    Ok(())
-}
-
-/// Makes something new at `path`, its missing parents first; `undo`
-/// removes it.
-fn created<'p>(
-    path: &RelPath,
-    undo: Undo<'p>,
-    tree: &mut dyn FileTree,
-    journal: &mut Journal<'p>,
-    act: impl FnOnce(&mut dyn FileTree) -> std::io::Result<()>,
-) -> Result<(), StepError> {
-    make_parents(path, tree, journal)?;
-    logged(journal, tree, path, undo, act)
-}
-
-fn make_parents<'p>(
-    path: &RelPath,
-    tree: &mut dyn FileTree,
-    journal: &mut Journal<'p>,
-) -> Result<(), StepError> {
-    for dir in path.ancestors() {
-        if tree.entry(&dir).map_err(|e| (dir.clone(), e))? == Entry::Missing {
-            let undo = Undo::RemoveDir { path: dir.clone() };
-            logged(journal, tree, &dir, undo, |t| t.create_dir(&dir))?;
+            Err(e) => Err((path.clone(), e)),
         }
     }
-    Ok(())
-}
 
-/// Removes the directories that removing `path` left empty, innermost
-/// first, as git does (it cannot keep an empty directory either). Stops at
-/// the first that is not empty, or is a link to a directory.
-fn prune_empty_parents<'p>(
-    path: &RelPath,
-    tree: &mut dyn FileTree,
-    journal: &mut Journal<'p>,
-) -> Result<(), StepError> {
-    for dir in path.ancestors().into_iter().rev() {
-        if tree.entry(&dir).map_err(|e| (dir.clone(), e))? != Entry::Dir {
-            break;
-        }
-        let undo = Undo::CreateDir { path: dir.clone() };
-        match logged(journal, tree, &dir, undo, |t| t.remove_dir(&dir)) {
-            Ok(()) => {}
-            Err((_, e)) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => break,
-            Err(e) => return Err(e),
+    /// Renames the file at `path` aside, beside itself.
+    fn set_aside(&mut self, path: &RelPath) -> Result<(), StepError> {
+        let ident = self.ident(path)?;
+        let aside = self.journal.temp_beside(path);
+        let record = Record::Moved {
+            from: path.clone(),
+            to: aside.clone(),
+            ident,
+        };
+        self.log(path, record)?;
+        at(path, self.tree.rename(path, &aside))?;
+        self.verify_moved(&aside, path, &ident, |t| t.rename(&aside, path))
+    }
+
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> Result<(), StepError> {
+        let ident = self.ident(from)?;
+        let record = Record::Moved {
+            from: from.clone(),
+            to: to.clone(),
+            ident,
+        };
+        self.log(to, record)?;
+        at(to, self.tree.rename(from, to))?;
+        self.verify_moved(to, from, &ident, |t| t.rename(to, from))
+    }
+
+    /// After a step moved `want` to `now`: if another process slipped
+    /// something else in between our check and the step, takes the step
+    /// back and fails it as `target_changed`.
+    fn verify_moved(
+        &mut self,
+        now: &RelPath,
+        path: &RelPath,
+        want: &Ident,
+        back: impl FnOnce(&mut dyn FileTree) -> std::io::Result<()>,
+    ) -> Result<(), StepError> {
+        match at(path, self.tree.ident(now))? {
+            Some(found) if found.same(want) => Ok(()),
+            _ => {
+                at(path, back(self.tree))?;
+                Err((path.clone(), super::fs::refused(Refusal::Changed)))
+            }
         }
     }
-    Ok(())
+
+    fn make_dir(&mut self, path: &RelPath) -> Result<(), StepError> {
+        self.log(path, Record::MadeDir { path: path.clone() })?;
+        at(path, self.tree.create_dir(path))
+    }
+
+    fn make_parents(&mut self, path: &RelPath) -> Result<(), StepError> {
+        for dir in path.ancestors() {
+            if at(&dir, self.tree.entry(&dir))? == Entry::Missing {
+                self.make_dir(&dir)?;
+            }
+        }
+        Ok(())
+    }
 }

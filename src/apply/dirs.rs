@@ -150,6 +150,21 @@ impl OpCx<'_, '_> {
                 let Some(child) = RelPath::new(&format!("{d}/{name}")) else {
                     continue;
                 };
+                if !crate::paths::is_plain(&name) {
+                    let d = crate::error::Diagnostic::new(
+                        crate::error::Code::PathEscape,
+                        format!("`{dir}` holds `{child}`, which no patch may move or remove"),
+                    )
+                    .at(
+                        path.span,
+                        "this directory holds git's metadata or grammar-patch's own files",
+                    )
+                    .path(child.as_str())
+                    .hint(
+                        "move or delete the files you mean one by one; `.git` is git's to change",
+                    );
+                    return self.fail(d);
+                }
                 match self.entry(path, &child)? {
                     Entry::Dir => stack.push((child, false)),
                     e @ Entry::File { mode } => {

@@ -1,23 +1,29 @@
 //! The only code that touches the disk: [`DiskTree`], a [`FileTree`] held
 //! by a handle on its root directory.
 //!
-//! - **Beneath the root, at every component.** Every path is opened
-//!   relative to the root's handle (`beneath.rs`), never as a string the
-//!   kernel resolves from `/`; acting on a name (unlink, mkdir, rename) goes
-//!   through its parent directory's handle. A directory swapped for a link
-//!   while we run fails the step with `EXDEV`, reported as `path_escape`.
+//! - **Beneath the root, through no link.** Every path is opened relative
+//!   to the root's handle (`beneath.rs`), never as a string the kernel
+//!   resolves from `/`, and no directory on the way may be a symbolic link
+//!   (`ELOOP`, reported as `path_escape`): a directory swapped for a link
+//!   while we run fails the step. Acting on a name (unlink, mkdir, rename)
+//!   goes through its parent directory's handle.
+//! - **Regular files only.** A file is opened for reading only after its
+//!   type was seen, without following a link and without blocking, and
+//!   checked again once open: a FIFO, socket or device is refused
+//!   ([`Refusal::Special`]) and never blocks a run.
 //! - **No lost update.** Reading a file records its identity (device,
-//!   inode, size, modification and change times); the first write, removal
+//!   inode, size, modification and change times); the first swap, removal
 //!   or rename of that path checks it again, and a file someone else changed
 //!   in between fails the step as [`Refusal::Changed`].
-//! - **In place, one link only.** A write goes into the same inode (keeping
-//!   permissions and ownership, cutting the file only when it shrank), and
-//!   only when the file has exactly one link: the commit replaces a
-//!   hard-linked file by a new inode instead, and this refuses to write one
-//!   in place even if asked ([`Refusal::Linked`]).
+//! - **Nothing written in place.** New contents are written to a new file
+//!   beside the target and swapped in (`renameat2` with `RENAME_EXCHANGE`),
+//!   so a reader sees the old file or the new one, never half of one, and
+//!   another hard link to the old file keeps the old bytes and mode.
 //! - **One writer.** [`DiskTree::lock`] takes `flock` on the root's handle.
-//! - **Durability on request.** With [`DiskTree::set_sync`], every write is
-//!   followed by `fsync` of the file and of the directory it changed.
+//! - **Durability on request.** With [`DiskTree::set_sync`], every new file,
+//!   journal record and changed directory is synced.
+//! - **The journal outside.** A root's journal is kept in the user's state
+//!   directory (`state.rs`), never in the tree.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -31,31 +37,33 @@ use rustix::fs::{self as rfs, AtFlags, FlockOperation, Mode, OFlags, Stat};
 use rustix::io::Errno;
 
 use super::beneath::{self, Resolver};
-use super::tree::{Entry, FileTree};
+use super::state::JournalFile;
+use super::tree::{Entry, FileTree, Ident, Logged, RootId};
 use crate::paths::RelPath;
 
 /// A step the disk refused for a reason the patch's reader must hear about
 /// (carried inside an [`io::Error`]; see [`refusal`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    /// The path leads outside the root (a link, or a directory swapped for one).
+    /// The path passes through a symbolic link, or leads outside the root.
     Escapes,
     /// Another process changed the file after it was read.
     Changed,
-    /// The file has other hard links; it is never written in place.
-    Linked,
     /// The file is at or over the size its reader takes: refused before
     /// it is read.
     TooLarge,
+    /// Not a regular file (a FIFO, socket or device, or a link where a
+    /// file was read): never opened for reading.
+    Special,
 }
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Refusal::Escapes => "the path leads outside the root",
+            Refusal::Escapes => "the path passes through a symbolic link or leaves the root",
             Refusal::Changed => "the file was changed by another process after it was read",
-            Refusal::Linked => "the file has other hard links",
             Refusal::TooLarge => "the file is larger than its reader takes",
+            Refusal::Special => "not a regular file",
         })
     }
 }
@@ -102,6 +110,21 @@ impl Stamp {
     }
 }
 
+// The field types of `stat` differ between platforms.
+#[allow(clippy::unnecessary_cast)]
+fn ident_of(st: &Stat) -> Ident {
+    Ident {
+        dev: st.st_dev as u64,
+        ino: st.st_ino as u64,
+        size: st.st_size as u64,
+        mtime: (st.st_mtime as i64, st.st_mtime_nsec as u32),
+        mode: st.st_mode as u32,
+        uid: st.st_uid,
+        gid: st.st_gid,
+        nlink: st.st_nlink as u64,
+    }
+}
+
 /// Which lock [`DiskTree::lock`] takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lock {
@@ -114,12 +137,30 @@ pub enum Lock {
 pub struct DiskTree {
     root: PathBuf,
     dir: OwnedFd,
+    id: RootId,
     resolver: Resolver,
     sync: bool,
     /// Identity of every file read, until its first change.
     stamps: RefCell<HashMap<String, Stamp>>,
-    /// The file `append` last wrote, kept open for the next record.
-    appending: Option<(String, std::fs::File)>,
+    journal: RefCell<JournalFile>,
+}
+
+/// The identity of the directory `dir`: device, inode, and birth time
+/// where the file system keeps one.
+fn root_id(dir: &OwnedFd) -> io::Result<RootId> {
+    let st = rfs::fstat(dir)?;
+    #[allow(clippy::unnecessary_cast)]
+    let (dev, ino) = (st.st_dev as u64, st.st_ino as u64);
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let born = match rfs::statx(dir, "", AtFlags::EMPTY_PATH, rfs::StatxFlags::BTIME) {
+        Ok(x) if x.stx_mask & rfs::StatxFlags::BTIME.bits() != 0 => {
+            (x.stx_btime.tv_sec, x.stx_btime.tv_nsec)
+        }
+        _ => (0, 0),
+    };
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let born = (0, 0);
+    Ok(RootId { dev, ino, born })
 }
 
 impl DiskTree {
@@ -139,13 +180,15 @@ impl DiskTree {
             ),
             e => e.into(),
         })?;
+        let id = root_id(&dir)?;
         Ok(DiskTree {
             root,
             dir,
+            id,
             resolver: Resolver::Kernel,
             sync: false,
             stamps: RefCell::default(),
-            appending: None,
+            journal: RefCell::new(JournalFile::for_root(id)),
         })
     }
 
@@ -159,14 +202,21 @@ impl DiskTree {
         &self.root
     }
 
+    /// Where this root's journal is kept, for messages.
+    pub fn journal_path(&self) -> String {
+        self.journal.borrow().shown()
+    }
+
     /// `fsync` every file written and every directory changed.
     pub fn set_sync(&mut self, on: bool) {
         self.sync = on;
+        self.journal.get_mut().set_sync(on);
     }
 
-    /// Takes `lock` on the root, waiting up to `wait`; `false` if another
-    /// process held it all that time. Held until the tree is dropped.
-    pub fn lock(&self, lock: Lock, wait: Duration) -> io::Result<bool> {
+    /// Takes `lock` on the root, waiting up to `wait` while `go_on` says
+    /// to; `false` if another process held it all that time (or `go_on`
+    /// stopped the wait). Held until the tree is dropped.
+    pub fn lock(&self, lock: Lock, wait: Duration, go_on: &dyn Fn() -> bool) -> io::Result<bool> {
         let op = match lock {
             Lock::Shared => FlockOperation::NonBlockingLockShared,
             Lock::Exclusive => FlockOperation::NonBlockingLockExclusive,
@@ -180,7 +230,7 @@ impl DiskTree {
                 Err(e) => return Err(e.into()),
             }
             let now = Instant::now();
-            if now >= deadline {
+            if now >= deadline || !go_on() {
                 return Ok(false);
             }
             std::thread::sleep(pause.min(deadline - now));
@@ -198,14 +248,21 @@ impl DiskTree {
 
     /// Fails with [`Refusal::Changed`] if `st` is not what was read at
     /// `path`; forgets the stamp, since this step is about to change it.
+    /// A FIFO, socket or device put in its place is [`Refusal::Special`].
     fn unchanged(&self, path: &RelPath, st: &Stat) -> io::Result<()> {
         match self.stamps.borrow_mut().remove(path.as_str()) {
-            Some(read) if read != Stamp::of(st) => Err(refused(Refusal::Changed)),
+            Some(read) if read != Stamp::of(st) => {
+                use rfs::FileType::*;
+                Err(refused(match rfs::FileType::from_raw_mode(st.st_mode) {
+                    RegularFile | Directory | Symlink => Refusal::Changed,
+                    _ => Refusal::Special,
+                }))
+            }
             _ => Ok(()),
         }
     }
 
-    /// Checks a name about to be removed or renamed away.
+    /// Checks a name about to be swapped, removed or renamed away.
     fn unchanged_at(&self, dir: &OwnedFd, name: &str, path: &RelPath) -> io::Result<()> {
         if !self.stamps.borrow().contains_key(path.as_str()) {
             return Ok(());
@@ -221,23 +278,6 @@ impl DiskTree {
             refused(Refusal::Changed)
         } else {
             e
-        }
-    }
-
-    /// Where an escaping path leads, for the message only (the decision was
-    /// made beneath the root's handle): the nearest ancestor that resolves.
-    fn shown(&self, probe: &str) -> String {
-        let mut at = self.root.join(probe);
-        loop {
-            if let Ok(real) = std::fs::canonicalize(&at) {
-                return real.display().to_string();
-            }
-            if let Ok(target) = std::fs::read_link(&at) {
-                return target.display().to_string();
-            }
-            if !at.pop() || at == self.root {
-                return "a place outside the root".into();
-            }
         }
     }
 
@@ -299,53 +339,55 @@ fn missing(e: &io::Error) -> bool {
 
 impl FileTree for DiskTree {
     fn entry(&self, path: &RelPath) -> io::Result<Entry> {
-        let (dir, name) = match self.parent(path) {
-            Ok(p) => p,
-            Err(e) if missing(&e) => return Ok(Entry::Missing),
-            Err(e) => return Err(e),
-        };
-        let st = match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(st) => st,
-            Err(Errno::NOENT) | Err(Errno::NOTDIR) => return Ok(Entry::Missing),
-            Err(e) => return Err(e.into()),
-        };
-        Ok(match rfs::FileType::from_raw_mode(st.st_mode) {
-            rfs::FileType::Symlink => Entry::Symlink,
-            rfs::FileType::RegularFile => Entry::File {
-                mode: st.st_mode as u32 & 0o7777,
+        Ok(match self.ident(path)? {
+            None => Entry::Missing,
+            Some(id) => match rfs::FileType::from_raw_mode(id.mode as _) {
+                rfs::FileType::Symlink => Entry::Symlink,
+                rfs::FileType::RegularFile => Entry::File { mode: id.perm() },
+                rfs::FileType::Directory => Entry::Dir,
+                _ => Entry::Other,
             },
-            rfs::FileType::Directory => Entry::Dir,
-            _ => Entry::Other,
         })
     }
 
-    fn escapes(&self, path: &RelPath) -> io::Result<Option<String>> {
-        // The deepest existing ancestor (or the path itself), links followed
-        // beneath the root only: EXDEV or ELOOP means a link leaves it.
-        let mut probe = path.as_str();
-        loop {
-            let rel = RelPath::new(probe).unwrap_or_else(|| path.clone());
-            match self.open(
-                &rel,
-                beneath::dir_flags() - OFlags::DIRECTORY,
-                Mode::empty(),
-            ) {
-                Ok(_) => return Ok(None),
-                Err(e) if refusal(&e) == Some(Refusal::Escapes) => {
-                    return Ok(Some(self.shown(probe)));
-                }
-                Err(e) if missing(&e) => match probe.rsplit_once('/') {
-                    Some((up, _)) => probe = up,
-                    None => return Ok(None),
-                },
-                Err(e) => return Err(e),
+    fn ident(&self, path: &RelPath) -> io::Result<Option<Ident>> {
+        let (dir, name) = match self.parent(path) {
+            Ok(p) => p,
+            Err(e) if missing(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        match rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Ok(Some(ident_of(&st))),
+            Err(Errno::NOENT) | Err(Errno::NOTDIR) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    fn link_on_path(&self, path: &RelPath) -> io::Result<Option<(RelPath, String)>> {
+        // One open of the parent, which refuses every link on the way, for
+        // the common case; the walk names the link (or finds none, where
+        // the parent is still to be made).
+        let Some(parent) = path.ancestors().pop() else {
+            return Ok(None);
+        };
+        match self.open(&parent, beneath::dir_flags(), Mode::empty()) {
+            Ok(_) => Ok(None),
+            Err(e) if missing(&e) || refusal(&e) == Some(Refusal::Escapes) => {
+                super::tree::first_link(self, path)
             }
+            Err(e) => Err(e),
         }
     }
 
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
-        let fd = self.open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())?;
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+        let fd = self.open(path, flags, Mode::empty())?;
         let st = rfs::fstat(&fd)?;
+        match rfs::FileType::from_raw_mode(st.st_mode) {
+            rfs::FileType::RegularFile => {}
+            rfs::FileType::Directory => return Err(refused(Refusal::Changed)),
+            _ => return Err(refused(Refusal::Special)),
+        }
         if st.st_size as u64 >= limit {
             return Err(refused(Refusal::TooLarge));
         }
@@ -356,50 +398,60 @@ impl FileTree for DiskTree {
         Ok(bytes)
     }
 
-    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
-        let fd = self
-            .open(path, OFlags::WRONLY | OFlags::NOFOLLOW, Mode::empty())
-            .map_err(|e| self.gone(path, e))?;
-        let st = rfs::fstat(&fd)?;
-        self.unchanged(path, &st)?;
-        if st.st_nlink > 1 {
-            return Err(refused(Refusal::Linked));
-        }
-        // Overwrite, then cut to length only if the file shrank: truncating
-        // first would free and reallocate every block.
-        let file = std::fs::File::from(fd);
-        let len = write_chunks(&file, chunks)?;
-        if len < st.st_size as u64 {
-            file.set_len(len)?;
-        }
-        if self.sync {
-            file.sync_data()?;
-        }
-        Ok(())
-    }
-
-    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
+    fn stage(
+        &mut self,
+        path: &RelPath,
+        chunks: &[&[u8]],
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<Ident> {
         let (dir, name) = self.parent(path)?;
         let flags =
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let perm = Mode::from_bits_truncate(mode.unwrap_or(0o666));
         let file = std::fs::File::from(rfs::openat(&dir, name, flags, perm)?);
-        let written = write_chunks(&file, chunks).and_then(|_| {
-            // The umask may have narrowed the mode; restore it exactly.
+        let staged = write_chunks(&file, chunks).and_then(|_| {
+            let st = rfs::fstat(&file)?;
+            if let Some((uid, gid)) = owner.filter(|&o| o != (st.st_uid, st.st_gid)) {
+                // Kept where this user may; a file of another owner that
+                // cannot keep it is theirs to mind, as with `patch`.
+                let (uid, gid) = (rfs::Uid::from_raw(uid), rfs::Gid::from_raw(gid));
+                let _ = rfs::fchown(&file, Some(uid), Some(gid));
+            }
+            // After the owner: a change of owner clears setuid and setgid.
             if let Some(mode) = mode {
                 rfs::fchmod(&file, Mode::from_bits_truncate(mode))?;
             }
             if self.sync {
                 file.sync_data()?;
             }
-            Ok(())
+            Ok(ident_of(&rfs::fstat(&file)?))
         });
-        if let Err(e) = written {
+        if staged.is_err() {
             drop(file);
             let _ = rfs::unlinkat(&dir, name, AtFlags::empty());
-            return Err(e);
         }
-        self.synced_dir(&dir)
+        staged
+    }
+
+    fn exchange(&mut self, a: &RelPath, b: &RelPath) -> io::Result<()> {
+        let (da, na) = self.parent(a)?;
+        let (db, nb) = self.parent(b)?;
+        self.unchanged_at(&db, nb, b)?;
+        self.unchanged_at(&da, na, a)?;
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        match rfs::renameat_with(&da, na, &db, nb, rfs::RenameFlags::EXCHANGE) {
+            Ok(()) => {
+                self.synced_dir(&da)?;
+                return self.synced_dir(&db);
+            }
+            Err(Errno::INVAL) | Err(Errno::NOSYS) | Err(Errno::OPNOTSUPP) => {}
+            Err(e) => return Err(e.into()),
+        }
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this file system cannot swap two names",
+        ))
     }
 
     fn symlink(&mut self, path: &RelPath, target: &str) -> io::Result<()> {
@@ -412,19 +464,6 @@ impl FileTree for DiskTree {
         let (dir, name) = self.parent(path)?;
         let target = rfs::readlinkat(&dir, name, Vec::new())?;
         Ok(crate::lossless::decode(target.into_bytes()))
-    }
-
-    fn set_mode(&mut self, path: &RelPath, mode: u32) -> io::Result<()> {
-        let fd = self
-            .open(path, OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())
-            .map_err(|e| self.gone(path, e))?;
-        let st = rfs::fstat(&fd)?;
-        self.unchanged(path, &st)?;
-        rfs::fchmod(&fd, Mode::from_bits_truncate(mode))?;
-        if self.sync {
-            rfs::fsync(&fd)?;
-        }
-        Ok(())
     }
 
     fn remove(&mut self, path: &RelPath) -> io::Result<()> {
@@ -488,41 +527,28 @@ impl FileTree for DiskTree {
         self.synced_dir(&dst)
     }
 
-    fn links(&self, path: &RelPath) -> io::Result<u64> {
-        let (dir, name) = self.parent(path)?;
-        Ok(rfs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)?.st_nlink as u64)
+    fn root_id(&self) -> RootId {
+        self.id
     }
 
-    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
-        if self
-            .appending
-            .as_ref()
-            .is_none_or(|(p, _)| p != path.as_str())
-        {
-            let (dir, name) = self.parent(path)?;
-            let flags = OFlags::WRONLY
-                | OFlags::CREATE
-                | OFlags::APPEND
-                | OFlags::NOFOLLOW
-                | OFlags::CLOEXEC;
-            let fd = rfs::openat(&dir, name, flags, Mode::from_bits_truncate(0o600))?;
-            self.synced_dir(&dir)?;
-            self.appending = Some((path.to_string(), fd.into()));
-        }
-        let (_, file) = self.appending.as_mut().expect("opened above");
-        let mut slices: Vec<io::IoSlice> = bytes.iter().map(|b| io::IoSlice::new(b)).collect();
-        let mut rest = &mut slices[..];
-        while !rest.is_empty() {
-            let n = file.write_vectored(rest)?;
-            if n == 0 {
-                return Err(io::ErrorKind::WriteZero.into());
-            }
-            io::IoSlice::advance_slices(&mut rest, n);
-        }
-        if self.sync {
-            file.sync_data()?;
-        }
-        Ok(())
+    fn log_read(&self) -> io::Result<Logged> {
+        self.journal.borrow_mut().read()
+    }
+
+    fn log_begin(&mut self, header: &[u8]) -> io::Result<()> {
+        self.journal.get_mut().begin(header)
+    }
+
+    fn log_append(&mut self, record: &[u8]) -> io::Result<()> {
+        self.journal.get_mut().append(record)
+    }
+
+    fn log_end(&mut self) -> io::Result<()> {
+        self.journal.get_mut().end()
+    }
+
+    fn log_set_aside(&mut self) -> io::Result<String> {
+        self.journal.get_mut().set_aside()
     }
 }
 

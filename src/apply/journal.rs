@@ -1,366 +1,703 @@
-//! The rollback journal: how every step of a commit is taken back, on disk
+//! The rollback journal: how every step of a commit is taken back, written
 //! before the step runs, so that a process killed at any instant leaves a
 //! tree the next run (or `grammar-patch recover`) puts back exactly as it
-//! was before the interrupted apply.
+//! was before the interrupted apply, or finishes.
 //!
-//! It lives at the top of the root, on the same file system (files are
-//! moved into the stash and back, never copied) and out of every patch's
-//! reach (`paths.rs` refuses both names):
+//! **Where it lives.** Outside every root, in the user's state directory
+//! (`fs.rs` finds it and checks it is the user's own), under a name made of
+//! the root's identity. So nothing in a tree (a cloned repository, a file
+//! a patch wrote) is ever read as a journal, and a journal is never
+//! replayed on a root it was not written for: its header carries the
+//! root's device, inode and birth time, and each record is checksummed.
 //!
-//! - [`LOG`], a file: one record per step, appended (and with `--fsync`
-//!   synced) before the step. A record is a kind byte, the lengths of its
-//!   fields, a checksum of that header, then the fields: paths, and for a
-//!   file written in place its original bytes. A process killed mid-append
-//!   leaves a short last record, which recovery ignores: its step never
-//!   started.
-//! - [`STASH`], a directory made only when needed: files the commit deleted
-//!   or replaced by a new inode, moved aside whole (same inode, owner, mode
-//!   and links), so undoing is a rename.
+//! **What a step is.** Each step is one system call that happened or did
+//! not: a new file is staged under a temporary name beside its target
+//! (`.grammar-patch-<nonce>-<n>`, a name no patch may use), then swapped
+//! or renamed into place; a deleted file is renamed aside beside itself.
+//! A record names the identity ([`Ident`]) of what each step moves, so
+//! recovery undoes a step only where the tree shows that step's result,
+//! skips it where the tree shows it never ran, and otherwise stops, naming
+//! the path: a file changed since the crash is never thrown away, and
+//! recovery never creates, writes or changes the mode of a file, it only
+//! renames back, removes what the apply made, and removes its own temporary
+//! names. An undo is marked done in the journal once made, so a recovery
+//! killed half-way is taken up where it stopped.
 //!
-//! The commit point is the removal of the log: before it, recovery rolls
-//! the tree back; after it, recovery only removes what is left of the stash.
-//! (One file, not a directory, because a directory costs a `mkdir` and a
-//! `rmdir` on every apply: about 90 µs here, a third of a small apply.)
+//! **The commit point** is the `Committed` record: before it, recovery
+//! rolls the tree back; after it, recovery finishes the apply: it removes
+//! the originals kept aside and the directories the patch emptied.
 
-use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io;
 
-use super::tree::{Entry, FileTree};
-use crate::paths::RelPath;
+use super::tree::{Entry, FileTree, Ident, Logged, RootId};
+use crate::paths::{self, RelPath};
 
-/// The journal's log, a file at the top of the root.
-pub const LOG: &str = ".grammar-patch-journal";
+/// The first part of every name the journal puts in a tree.
+pub const TEMP_PREFIX: &str = ".grammar-patch-";
 
-/// The journal's stash, a directory at the top of the root.
-pub const STASH: &str = ".grammar-patch-stash";
-
-/// Whether a top-level name is the journal's, and so no patch's target.
-pub fn is_reserved(name: &str) -> bool {
-    name == LOG || name == STASH
-}
-
-fn path(name: &str) -> RelPath {
-    RelPath::new(name).expect("a valid journal path")
-}
-
-fn stashed(n: usize) -> RelPath {
-    path(&format!("{STASH}/{n}"))
-}
-
-/// How to take back one step.
+/// A step's record: how to take it back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Undo<'a> {
-    /// Put the original bytes back into a file written in place.
-    Restore {
+pub enum Record {
+    /// A new file is about to be made at `tmp`.
+    Staged { tmp: RelPath },
+    /// The file at `path` (`old`) and the staged one at `tmp` (`new`) swap.
+    Swapped {
         path: RelPath,
-        bytes: Cow<'a, [u8]>,
-        mode: u32,
+        tmp: RelPath,
+        old: Ident,
+        new: Ident,
     },
-    /// Remove a file the commit created.
-    Remove { path: RelPath },
-    /// Move `to` back to `from` (a rename, or a file moved into the stash).
-    Unrename { from: RelPath, to: RelPath },
-    /// Recreate a file that was removed (where it could not be stashed).
-    Recreate {
-        path: RelPath,
-        bytes: Cow<'a, [u8]>,
-        mode: u32,
+    /// `ident` moves from `from` to `to`.
+    Moved {
+        from: RelPath,
+        to: RelPath,
+        ident: Ident,
     },
-    /// Remove a directory the commit created.
-    RemoveDir { path: RelPath },
-    /// Recreate a directory the commit removed.
-    CreateDir { path: RelPath },
-    /// Put back a file's permission bits.
-    Chmod { path: RelPath, mode: u32 },
-    /// The step before this record failed and changed nothing.
-    Cancel,
+    /// A symbolic link is made at `path`.
+    Linked { path: RelPath, target: String },
+    /// A directory is made at `path`.
+    MadeDir { path: RelPath },
+    /// The commit point: every step is done; these directories are removed
+    /// if the apply left them empty.
+    Committed { dirs: Vec<RelPath> },
+    /// The record at this index was undone.
+    Undone { index: u32 },
 }
 
-impl Undo<'_> {
-    /// Carries out the undo; a no-op where the tree shows it is done already
-    /// (recovery may run after a rollback was itself interrupted).
-    pub fn apply(&self, tree: &mut dyn FileTree) -> io::Result<()> {
-        match self {
-            Undo::Restore { path, bytes, mode } => match tree.entry(path)? {
-                // Never written (the step failed to open it), or restored already.
-                Entry::File { .. } if tree.read(path, u64::MAX)? == bytes[..] => Ok(()),
-                Entry::File { .. } => tree.write(path, &[bytes]),
-                Entry::Missing => tree.create(path, &[bytes], Some(*mode)),
-                _ => Err(io::Error::other(format!("{path}: no longer a file"))),
-            },
-            Undo::Remove { path } => match tree.entry(path)? {
-                Entry::Missing => Ok(()),
-                _ => tree.remove(path),
-            },
-            Undo::Unrename { from, to } => {
-                if tree.entry(to)? == Entry::Missing {
-                    return Ok(());
-                }
-                tree.rename(to, from)
-            }
-            Undo::Recreate { path, bytes, mode } => match tree.entry(path)? {
-                Entry::Missing => tree.create(path, &[bytes], Some(*mode)),
-                _ => Ok(()),
-            },
-            Undo::RemoveDir { path } => match tree.entry(path)? {
-                Entry::Dir => tree.remove_dir(path),
-                _ => Ok(()),
-            },
-            Undo::CreateDir { path } => match tree.entry(path)? {
-                Entry::Missing => tree.create_dir(path),
-                _ => Ok(()),
-            },
-            Undo::Chmod { path, mode } => match tree.entry(path)? {
-                Entry::File { mode: now } if now != *mode => tree.set_mode(path, *mode),
-                _ => Ok(()),
-            },
-            Undo::Cancel => Ok(()),
-        }
-    }
+/// A path whose state is neither what the interrupted apply left nor what
+/// it found: someone changed it since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    /// The path.
+    pub path: RelPath,
+    /// What is wrong with it.
+    pub why: String,
+}
 
-    fn kind(&self) -> u8 {
-        match self {
-            Undo::Restore { .. } => 1,
-            Undo::Remove { .. } => 2,
-            Undo::Unrename { .. } => 3,
-            Undo::Recreate { .. } => 4,
-            Undo::RemoveDir { .. } => 5,
-            Undo::CreateDir { .. } => 6,
-            Undo::Cancel => 7,
-            Undo::Chmod { .. } => 8,
-        }
-    }
+/// What recovery could not do.
+#[derive(Debug)]
+pub enum Failed {
+    /// A path changed since the crash; the journal stays.
+    Conflict(Conflict),
+    /// The file system refused an undo; the journal stays.
+    Io(io::Error),
+}
 
-    /// The record's fields: up to two paths, then bytes, then a mode.
-    fn fields(&self) -> (Option<&RelPath>, Option<&RelPath>, &[u8], u32) {
-        match self {
-            Undo::Restore { path, bytes, mode } | Undo::Recreate { path, bytes, mode } => {
-                (Some(path), None, bytes, *mode)
-            }
-            Undo::Remove { path } | Undo::RemoveDir { path } | Undo::CreateDir { path } => {
-                (Some(path), None, &[], 0)
-            }
-            Undo::Unrename { from, to } => (Some(from), Some(to), &[], 0),
-            Undo::Chmod { path, mode } => (Some(path), None, &[], *mode),
-            Undo::Cancel => (None, None, &[], 0),
-        }
+impl From<io::Error> for Failed {
+    fn from(e: io::Error) -> Failed {
+        Failed::Io(e)
     }
 }
 
-/// Header: kind, mode, three field lengths, checksum of what comes before.
-const HEADER: usize = 1 + 4 + 4 + 4 + 8 + 8;
-
-fn name(p: Option<&RelPath>) -> &[u8] {
-    p.map_or(&b""[..], |p| p.as_str().as_bytes())
+/// What [`recover`] found and did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recovered {
+    /// No journal: the last apply finished.
+    Nothing,
+    /// A journal whose apply had changed nothing: removed.
+    NeverStarted,
+    /// An interrupted apply's steps were undone (how many changed the tree).
+    RolledBack(usize),
+    /// An apply killed after its commit point was finished.
+    Finished,
+    /// A journal this tool cannot prove it wrote for this root: never
+    /// replayed; why, and where it was set aside (when recovery may write).
+    Untrusted { why: String, aside: Option<String> },
 }
 
-fn header(undo: &Undo) -> [u8; HEADER] {
-    let (a, b, bytes, mode) = undo.fields();
-    let len = |p: Option<&RelPath>| p.map_or(0, |p| p.as_str().len()) as u32;
-    let mut h = [0u8; HEADER];
-    h[0] = undo.kind();
-    h[1..5].copy_from_slice(&mode.to_le_bytes());
-    h[5..9].copy_from_slice(&len(a).to_le_bytes());
-    h[9..13].copy_from_slice(&len(b).to_le_bytes());
-    h[13..21].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
-    let sum = checksum(&h[..21]);
-    h[21..].copy_from_slice(&sum.to_le_bytes());
-    h
+/// What is pending in a root, as a run that writes nothing sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pending {
+    /// Nothing.
+    Nothing,
+    /// An interrupted apply, which `recover` would roll back or finish.
+    Interrupted,
+    /// A journal that would not be replayed, and why.
+    Untrusted(String),
 }
 
-/// FNV-1a over the header: enough to tell a record from a torn tail.
+const MAGIC: &[u8; 8] = b"GPJRNL01";
+/// Magic, root device, inode, birth time (seconds, nanoseconds), nonce,
+/// checksum.
+const HEADER: usize = 8 + 8 + 8 + 8 + 4 + 8 + 8;
+
+/// FNV-1a: a torn or corrupted record from a whole one.
 fn checksum(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
     })
 }
 
-/// The records in a log, up to the first torn or unreadable one.
-fn parse(log: &[u8]) -> Vec<Undo<'_>> {
-    let mut out = vec![];
-    let mut rest = log;
-    while rest.len() >= HEADER {
-        let h = &rest[..HEADER];
-        if checksum(&h[..21]).to_le_bytes() != h[21..] {
-            break;
+fn header(root: RootId, nonce: u64) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    h.extend(root.dev.to_le_bytes());
+    h.extend(root.ino.to_le_bytes());
+    h.extend(root.born.0.to_le_bytes());
+    h.extend(root.born.1.to_le_bytes());
+    h.extend(nonce.to_le_bytes());
+    let sum = checksum(&h);
+    h.extend(sum.to_le_bytes());
+    h
+}
+
+/// The record's bytes: kind, body length, body, checksum of those.
+fn encode(record: &Record) -> Vec<u8> {
+    let mut body = Body::default();
+    let kind = match record {
+        Record::Staged { tmp } => {
+            body.path(tmp);
+            1
         }
-        let u32_at =
-            |i: usize| u32::from_le_bytes(h[i..i + 4].try_into().expect("4 bytes")) as usize;
-        let (mode, la, lb) = (u32_at(1) as u32, u32_at(5), u32_at(9));
-        let lbytes = u64::from_le_bytes(h[13..21].try_into().expect("8 bytes"));
-        let total = (HEADER as u64) + la as u64 + lb as u64 + lbytes;
-        if total > rest.len() as u64 {
-            break; // torn: its step never ran
+        Record::Swapped {
+            path,
+            tmp,
+            old,
+            new,
+        } => {
+            body.path(path);
+            body.path(tmp);
+            body.ident(old);
+            body.ident(new);
+            2
         }
-        let body = &rest[HEADER..total as usize];
-        let path = |s: &[u8]| std::str::from_utf8(s).ok().and_then(RelPath::new);
-        let (a, b, bytes) = (
-            path(&body[..la]),
-            path(&body[la..la + lb]),
-            Cow::Borrowed(&body[la + lb..]),
-        );
-        let undo = match (h[0], a, b) {
-            (1, Some(path), _) => Undo::Restore { path, bytes, mode },
-            (2, Some(path), _) => Undo::Remove { path },
-            (3, Some(from), Some(to)) => Undo::Unrename { from, to },
-            (4, Some(path), _) => Undo::Recreate { path, bytes, mode },
-            (5, Some(path), _) => Undo::RemoveDir { path },
-            (6, Some(path), _) => Undo::CreateDir { path },
-            (7, _, _) => Undo::Cancel,
-            (8, Some(path), _) => Undo::Chmod { path, mode },
-            _ => break,
-        };
-        out.push(undo);
-        rest = &rest[total as usize..];
-    }
+        Record::Moved { from, to, ident } => {
+            body.path(from);
+            body.path(to);
+            body.ident(ident);
+            3
+        }
+        Record::Linked { path, target } => {
+            body.path(path);
+            body.text(target);
+            4
+        }
+        Record::MadeDir { path } => {
+            body.path(path);
+            5
+        }
+        Record::Committed { dirs } => {
+            body.u32(dirs.len() as u32);
+            for d in dirs {
+                body.path(d);
+            }
+            6
+        }
+        Record::Undone { index } => {
+            body.u32(*index);
+            7
+        }
+    };
+    let mut out = vec![kind];
+    out.extend((body.0.len() as u32).to_le_bytes());
+    out.extend(&body.0);
+    let sum = checksum(&out);
+    out.extend(sum.to_le_bytes());
     out
 }
 
-/// The journal of one commit: the undo records, in memory and in the log.
-pub struct Journal<'a> {
-    undos: Vec<Undo<'a>>,
-    stashed: usize,
-    log: RelPath,
+#[derive(Default)]
+struct Body(Vec<u8>);
+
+impl Body {
+    fn u32(&mut self, n: u32) {
+        self.0.extend(n.to_le_bytes());
+    }
+    fn text(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend(s.as_bytes());
+    }
+    fn path(&mut self, p: &RelPath) {
+        self.text(p.as_str());
+    }
+    fn ident(&mut self, i: &Ident) {
+        for n in [i.dev, i.ino, i.size, i.mtime.0 as u64] {
+            self.0.extend(n.to_le_bytes());
+        }
+        self.u32(i.mtime.1);
+        self.u32(i.mode);
+    }
 }
 
-impl<'a> Journal<'a> {
-    /// Creates an empty log.
-    pub fn begin(tree: &mut dyn FileTree) -> io::Result<Journal<'a>> {
-        let log = path(LOG);
-        tree.create(&log, &[], Some(0o600))?;
+/// Reads a record's body; every read is checked against what is left, so
+/// no length, however large, reads past the end or allocates.
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if n > self.0.len() {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn text(&mut self) -> Option<&'a str> {
+        let n = self.u32()? as usize;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+    /// A path exactly as `RelPath` writes it.
+    fn path(&mut self) -> Option<RelPath> {
+        let s = self.text()?;
+        RelPath::new(s).filter(|p| p.as_str() == s)
+    }
+    fn ident(&mut self) -> Option<Ident> {
+        let (dev, ino, size, secs) = (self.u64()?, self.u64()?, self.u64()?, self.u64()?);
+        let (nanos, mode) = (self.u32()?, self.u32()?);
+        Some(Ident {
+            dev,
+            ino,
+            size,
+            mtime: (secs as i64, nanos),
+            mode,
+            uid: 0,
+            gid: 0,
+            nlink: 0,
+        })
+    }
+}
+
+fn decode(kind: u8, body: &[u8]) -> Option<Record> {
+    let mut r = Reader(body);
+    let record = match kind {
+        1 => Record::Staged { tmp: r.path()? },
+        2 => Record::Swapped {
+            path: r.path()?,
+            tmp: r.path()?,
+            old: r.ident()?,
+            new: r.ident()?,
+        },
+        3 => Record::Moved {
+            from: r.path()?,
+            to: r.path()?,
+            ident: r.ident()?,
+        },
+        4 => Record::Linked {
+            path: r.path()?,
+            target: r.text()?.to_string(),
+        },
+        5 => Record::MadeDir { path: r.path()? },
+        6 => {
+            let n = r.u32()?;
+            let mut dirs = vec![];
+            for _ in 0..n {
+                dirs.push(r.path()?);
+            }
+            Record::Committed { dirs }
+        }
+        7 => Record::Undone { index: r.u32()? },
+        _ => return None,
+    };
+    r.0.is_empty().then_some(record)
+}
+
+/// A journal read back: its records, up to a torn tail.
+#[derive(Debug)]
+struct Read {
+    records: Vec<Record>,
+}
+
+/// What a journal's bytes hold, or why it is not one to replay here.
+enum Parsed {
+    /// The header itself is torn: killed as the journal was begun.
+    NeverStarted,
+    Journal(Read),
+}
+
+fn parse(bytes: &[u8], root: RootId) -> Result<Parsed, String> {
+    if bytes.len() < HEADER {
+        return if MAGIC.starts_with(&bytes[..bytes.len().min(MAGIC.len())]) {
+            Ok(Parsed::NeverStarted)
+        } else {
+            Err("it is not a grammar-patch journal".into())
+        };
+    }
+    let (head, mut rest) = bytes.split_at(HEADER);
+    let sum = u64::from_le_bytes(head[HEADER - 8..].try_into().expect("8 bytes"));
+    if &head[..8] != MAGIC || checksum(&head[..HEADER - 8]) != sum {
+        return Err("it is not a grammar-patch journal".into());
+    }
+    let nonce = u64::from_le_bytes(head[36..44].try_into().expect("8 bytes"));
+    if head[..36] != header(root, nonce)[..36] {
+        return Err("it was written for another directory".into());
+    }
+    let mut records = vec![];
+    while rest.len() >= 5 {
+        let kind = rest[0];
+        let len = u32::from_le_bytes(rest[1..5].try_into().expect("4 bytes")) as usize;
+        let Some(total) = len.checked_add(5 + 8).filter(|&t| t <= rest.len()) else {
+            break; // torn: its step never ran
+        };
+        let sum = u64::from_le_bytes(rest[5 + len..total].try_into().expect("8 bytes"));
+        if checksum(&rest[..5 + len]) != sum {
+            break;
+        }
+        let record = decode(kind, &rest[5..5 + len])
+            .ok_or_else(|| format!("record {} is not one grammar-patch writes", records.len()))?;
+        check(&record, nonce, records.len())?;
+        records.push(record);
+        rest = &rest[total..];
+    }
+    Ok(Parsed::Journal(Read { records }))
+}
+
+/// The temporary name `n` beside `path`, for a journal's nonce.
+fn temp_name(nonce: u64, n: u64) -> String {
+    format!("{TEMP_PREFIX}{nonce:016x}-{n}")
+}
+
+/// Whether `path` is one of this journal's temporary names.
+fn is_temp(path: &RelPath, nonce: u64) -> bool {
+    let (dir, name) = match path.as_str().rsplit_once('/') {
+        Some((dir, name)) => (Some(dir), name),
+        None => (None, path.as_str()),
+    };
+    let ours = name
+        .strip_prefix(&temp_name(nonce, 0)[..TEMP_PREFIX.len() + 17])
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    ours && dir.is_none_or(paths::is_plain)
+}
+
+/// Whether `path`'s last component is a temporary name of some journal.
+fn is_temp_like(path: &RelPath) -> bool {
+    let name = path.as_str().rsplit('/').next().unwrap_or("");
+    name.starts_with(TEMP_PREFIX)
+}
+
+/// A record this tool could have written: temporary names only where a
+/// step puts one, and no other path naming `.git` or a journal's name.
+/// Anything else means the journal is not ours, and nothing in it is done.
+fn check(record: &Record, nonce: u64, at: usize) -> Result<(), String> {
+    let plain = |p: &RelPath| paths::is_plain(p.as_str());
+    let temp = |p: &RelPath| is_temp(p, nonce);
+    let ok = match record {
+        Record::Staged { tmp } => temp(tmp),
+        Record::Swapped { path, tmp, .. } => plain(path) && temp(tmp),
+        Record::Moved { from, to, .. } => {
+            (plain(from) || temp(from)) && (plain(to) || temp(to)) && !(temp(from) && temp(to))
+        }
+        Record::Linked { path, .. } | Record::MadeDir { path } => plain(path),
+        Record::Committed { dirs } => dirs.iter().all(plain),
+        Record::Undone { index } => (*index as usize) < at,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "record {at} names a path grammar-patch never writes"
+        ))
+    }
+}
+
+/// The journal of one commit, as it is written. Records go to the log
+/// only; a rollback reads them back from it, as recovery does, so a commit
+/// of many files holds none of them in memory, only the originals it keeps
+/// aside until the commit point.
+pub struct Journal {
+    nonce: u64,
+    temps: u64,
+    aside: Vec<(RelPath, Ident)>,
+}
+
+impl Journal {
+    /// Begins the journal.
+    pub fn begin(tree: &mut dyn FileTree) -> io::Result<Journal> {
+        let nonce = random_nonce();
+        tree.log_begin(&header(tree.root_id(), nonce))?;
         Ok(Journal {
-            undos: vec![],
-            stashed: 0,
-            log,
+            nonce,
+            temps: 0,
+            aside: vec![],
         })
     }
 
-    /// Records how to undo the step about to run, durably, before it runs.
-    pub fn log(&mut self, tree: &mut dyn FileTree, undo: Undo<'a>) -> io::Result<()> {
-        let (a, b, bytes, _) = undo.fields();
-        tree.append(&self.log, &[&header(&undo), name(a), name(b), bytes])?;
-        self.undos.push(undo);
+    /// A fresh temporary name in the directory of `path`.
+    pub fn temp_beside(&mut self, path: &RelPath) -> RelPath {
+        self.temps += 1;
+        let name = temp_name(self.nonce, self.temps);
+        let joined = match path.as_str().rsplit_once('/') {
+            Some((dir, _)) => format!("{dir}/{name}"),
+            None => name,
+        };
+        RelPath::new(&joined).expect("a temporary name beside a valid path")
+    }
+
+    /// Records how to undo the step about to run, before it runs.
+    pub fn log(&mut self, tree: &mut dyn FileTree, record: Record) -> io::Result<()> {
+        tree.log_append(&encode(&record))?;
+        if let Some((path, ident)) = kept_aside(&record) {
+            self.aside.push((path.clone(), *ident));
+        }
         Ok(())
     }
 
-    /// The step just logged failed and changed nothing: forget its undo.
-    pub fn cancel(&mut self, tree: &mut dyn FileTree) {
-        self.undos.pop();
-        // If this record cannot be written either, recovery undoes a step
-        // that never ran; every undo is a no-op where there is nothing to undo.
-        let _ = tree.append(&self.log, &[&header(&Undo::Cancel)]);
-    }
-
-    /// A fresh place in the stash for a file moved aside.
-    pub fn stash_path(&mut self, tree: &mut dyn FileTree) -> io::Result<RelPath> {
-        if self.stashed == 0 && tree.entry(&path(STASH))? != Entry::Dir {
-            tree.create_dir(&path(STASH))?;
-        }
-        self.stashed += 1;
-        Ok(stashed(self.stashed))
-    }
-
-    /// Makes the commit final: removes the log (the commit point), then
-    /// what the stash holds. Only a failure to remove the log fails.
-    pub fn finish(self, tree: &mut dyn FileTree) -> Result<(), (Self, io::Error)> {
-        if let Err(e) = tree.remove(&self.log) {
+    /// Makes the commit final: the `Committed` record (the commit point),
+    /// then the originals kept aside and the emptied `dirs` go, then the
+    /// journal (which stays for the next run when something could not go).
+    /// Only a failure to write the commit point fails.
+    pub fn commit(
+        mut self,
+        tree: &mut dyn FileTree,
+        dirs: Vec<RelPath>,
+    ) -> Result<(), (Journal, io::Error)> {
+        let record = Record::Committed { dirs };
+        if let Err(e) = tree.log_append(&encode(&record)) {
             return Err((self, e));
         }
-        if self.stashed > 0 {
-            let _ = clean_stash(tree);
+        let Record::Committed { dirs } = record else {
+            unreachable!("made above")
+        };
+        // What cannot be cleaned now, the next run's recovery cleans.
+        let aside = std::mem::take(&mut self.aside);
+        if finish(aside.iter().map(|(p, i)| (p, i)), dirs.iter(), tree).is_ok() {
+            let _ = tree.log_end();
         }
         Ok(())
     }
 
-    /// Undoes every step, newest first, then removes the journal. Returns
-    /// the undos that failed; then the journal stays, for `recover`.
-    pub fn rollback(self, tree: &mut dyn FileTree) -> Vec<String> {
-        let failed = undo_all(&self.undos, tree);
-        if failed.is_empty() {
-            let _ = tree.remove(&self.log);
-            if self.stashed > 0 {
-                let _ = clean_stash(tree);
+    /// Undoes every step, newest first, from the log read back, then ends
+    /// the journal; on a conflict or a failed undo the journal stays, for
+    /// `recover`.
+    pub fn rollback(self, tree: &mut dyn FileTree) -> Result<(), Failed> {
+        let read = match tree.log_read()? {
+            Logged::Found(bytes) => match parse(&bytes, tree.root_id()) {
+                Ok(Parsed::Journal(read)) => read,
+                Ok(Parsed::NeverStarted) => return Ok(tree.log_end()?),
+                Err(why) => return Err(Failed::Io(io::Error::other(why))),
+            },
+            Logged::Missing => return Ok(()),
+            Logged::Untrusted(why) => return Err(Failed::Io(io::Error::other(why))),
+        };
+        undo_all(&read.records, &undone(&read.records), tree)?;
+        tree.log_end()?;
+        Ok(())
+    }
+}
+
+/// The original a record puts aside under a temporary name, if it does:
+/// what the commit removes once it is final.
+fn kept_aside(record: &Record) -> Option<(&RelPath, &Ident)> {
+    match record {
+        Record::Swapped { tmp, old, .. } => Some((tmp, old)),
+        Record::Moved { to, ident, .. } if is_temp_like(to) => Some((to, ident)),
+        _ => None,
+    }
+}
+
+/// The records marked undone.
+fn undone(records: &[Record]) -> HashSet<usize> {
+    records
+        .iter()
+        .filter_map(|r| match r {
+            Record::Undone { index } => Some(*index as usize),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A number no other apply picks: names its temporary files.
+fn random_nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.finish()
+}
+
+fn same(found: Option<Ident>, want: &Ident) -> bool {
+    found.is_some_and(|f| f.same(want))
+}
+
+fn conflict(path: &RelPath, why: &str) -> Failed {
+    Failed::Conflict(Conflict {
+        path: path.clone(),
+        why: why.to_string(),
+    })
+}
+
+/// Takes back one step, where the tree shows it was taken (`true`); does
+/// nothing where the tree shows it was not (`false`).
+fn undo(record: &Record, tree: &mut dyn FileTree) -> Result<bool, Failed> {
+    match record {
+        Record::Staged { tmp } => {
+            if tree.entry(tmp)? == Entry::Missing {
+                return Ok(false);
+            }
+            tree.remove(tmp)?;
+        }
+        Record::Swapped {
+            path,
+            tmp,
+            old,
+            new,
+        } => {
+            // Only this apply uses `tmp`: it tells whether the swap ran.
+            let (at_tmp, at_path) = (tree.ident(tmp)?, tree.ident(path)?);
+            if same(at_tmp, new) || (at_tmp.is_none() && !same(at_path, new)) {
+                return Ok(false);
+            }
+            if !same(at_tmp, old) || !same(at_path, new) {
+                return Err(conflict(
+                    path,
+                    "it changed after the interrupted apply wrote it",
+                ));
+            }
+            tree.exchange(tmp, path)?;
+        }
+        Record::Moved { from, to, ident } => {
+            // A step moves to a free name: nothing there, it never ran.
+            let Some(at_to) = tree.ident(to)? else {
+                return Ok(false);
+            };
+            if !at_to.same(ident) {
+                return Err(conflict(
+                    to,
+                    "it changed after the interrupted apply moved it there",
+                ));
+            }
+            if tree.ident(from)?.is_some() {
+                return Err(conflict(
+                    from,
+                    "something new is where the interrupted apply moved a file from",
+                ));
+            }
+            tree.rename(to, from)?;
+        }
+        Record::Linked { path, target } => match tree.entry(path)? {
+            Entry::Missing => return Ok(false),
+            Entry::Symlink if tree.read_link(path)? == *target => tree.remove(path)?,
+            _ => {
+                return Err(conflict(
+                    path,
+                    "it changed after the interrupted apply made a link there",
+                ))
+            }
+        },
+        Record::MadeDir { path } => match tree.entry(path)? {
+            Entry::Missing => return Ok(false),
+            Entry::Dir if tree.list(path)?.is_empty() => tree.remove_dir(path)?,
+            _ => {
+                return Err(conflict(
+                    path,
+                    "the directory the interrupted apply made now holds other files",
+                ))
+            }
+        },
+        Record::Committed { .. } | Record::Undone { .. } => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Undoes `records` newest first, skipping those marked `undone`, and
+/// marks each as it is undone; returns how many changed the tree.
+fn undo_all(
+    records: &[Record],
+    undone: &HashSet<usize>,
+    tree: &mut dyn FileTree,
+) -> Result<usize, Failed> {
+    let mut acted = 0;
+    for (i, record) in records.iter().enumerate().rev() {
+        if undone.contains(&i) || matches!(record, Record::Undone { .. }) {
+            continue;
+        }
+        acted += usize::from(undo(record, tree)?);
+        tree.log_append(&encode(&Record::Undone { index: i as u32 }))?;
+    }
+    Ok(acted)
+}
+
+/// After the commit point: the originals kept aside go (where they are
+/// still what was put aside), then the directories the apply emptied,
+/// deepest first (one that is not empty stays). Fails on the first step
+/// the file system refuses; the journal then stays, and the next run
+/// finishes.
+fn finish<'r>(
+    aside: impl Iterator<Item = (&'r RelPath, &'r Ident)>,
+    dirs: impl Iterator<Item = &'r RelPath>,
+    tree: &mut dyn FileTree,
+) -> io::Result<()> {
+    for (path, ident) in aside {
+        if same(tree.ident(path)?, ident) {
+            tree.remove(path)?;
+        }
+    }
+    let mut dirs: Vec<&RelPath> = dirs.collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.as_str().matches('/').count()));
+    dirs.dedup();
+    for dir in dirs {
+        if tree.entry(dir)? == Entry::Dir {
+            match tree.remove_dir(dir) {
+                Err(e) if e.kind() != io::ErrorKind::DirectoryNotEmpty => return Err(e),
+                _ => {}
             }
         }
-        failed
     }
+    Ok(())
 }
 
-fn undo_all(undos: &[Undo], tree: &mut dyn FileTree) -> Vec<String> {
-    let mut failed = vec![];
-    for undo in undos.iter().rev() {
-        if let Err(e) = undo.apply(tree) {
-            let (path, ..) = undo.fields();
-            failed.push(format!("{} ({e})", path.map_or("?", |p| p.as_str())));
-        }
-    }
-    failed
+/// What a run that writes nothing sees of a root's journal.
+pub fn pending(tree: &dyn FileTree) -> io::Result<Pending> {
+    Ok(match tree.log_read()? {
+        Logged::Missing => Pending::Nothing,
+        Logged::Untrusted(why) => Pending::Untrusted(why),
+        Logged::Found(bytes) => match parse(&bytes, tree.root_id()) {
+            Ok(Parsed::NeverStarted) => Pending::Nothing,
+            Ok(Parsed::Journal(_)) => Pending::Interrupted,
+            Err(why) => Pending::Untrusted(why),
+        },
+    })
 }
 
-/// Removes the stash and whatever is left in it.
-fn clean_stash(tree: &mut dyn FileTree) -> io::Result<()> {
-    let stash = path(STASH);
-    if tree.entry(&stash)? != Entry::Dir {
-        return Ok(());
-    }
-    for name in tree.list(&stash)? {
-        tree.remove(&path(&format!("{STASH}/{name}")))?;
-    }
-    tree.remove_dir(&stash)
-}
-
-/// Whether the root holds a journal (a log, or a stash) to recover.
-pub fn present(tree: &dyn FileTree) -> io::Result<bool> {
-    Ok(tree.entry(&path(LOG))? != Entry::Missing || tree.entry(&path(STASH))? != Entry::Missing)
-}
-
-/// What [`recover`] found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Recovered {
-    /// No journal: the last apply finished.
-    Nothing,
-    /// An interrupted apply's steps were undone (how many).
-    RolledBack(usize),
-    /// An apply was killed after its commit point: only leftovers removed.
-    Cleaned,
-}
-
-/// Rolls back an interrupted commit, if the root holds one. Run with the
-/// root locked, so no live commit owns the journal.
-pub fn recover(tree: &mut dyn FileTree) -> io::Result<Recovered> {
-    let log = path(LOG);
-    let outcome = match tree.entry(&log)? {
-        Entry::File { .. } => {
-            let bytes = tree.read(&log, u64::MAX)?;
-            let mut undos = vec![];
-            for undo in parse(&bytes) {
-                match undo {
-                    Undo::Cancel => {
-                        undos.pop();
-                    }
-                    undo => undos.push(undo),
-                }
-            }
-            let failed = undo_all(&undos, tree);
-            if !failed.is_empty() {
-                return Err(io::Error::other(format!(
-                    "could not undo: {}",
-                    failed.join(", ")
-                )));
-            }
-            tree.remove(&log)?;
-            Recovered::RolledBack(undos.len())
-        }
-        Entry::Missing if tree.entry(&path(STASH))? != Entry::Missing => Recovered::Cleaned,
-        Entry::Missing => return Ok(Recovered::Nothing),
-        _ => {
-            return Err(io::Error::other(format!(
-                "`{LOG}` is not the journal file grammar-patch writes; move it away"
-            )))
-        }
+/// Rolls back (or, past its commit point, finishes) an interrupted apply,
+/// if the root has one. Run with the root locked, so no live commit owns
+/// the journal. A journal this tool cannot prove it wrote for this root is
+/// set aside, unread and unchanged.
+pub fn recover(tree: &mut dyn FileTree) -> Result<Recovered, Failed> {
+    let bytes = match tree.log_read()? {
+        Logged::Missing => return Ok(Recovered::Nothing),
+        Logged::Untrusted(why) => return untrusted(tree, why),
+        Logged::Found(bytes) => bytes,
     };
-    clean_stash(tree)?;
-    Ok(outcome)
+    let read = match parse(&bytes, tree.root_id()) {
+        Ok(Parsed::NeverStarted) => {
+            tree.log_end()?;
+            return Ok(Recovered::NeverStarted);
+        }
+        Ok(Parsed::Journal(read)) => read,
+        Err(why) => return untrusted(tree, why),
+    };
+    let dirs = read.records.iter().find_map(|r| match r {
+        Record::Committed { dirs } => Some(dirs),
+        _ => None,
+    });
+    if let Some(dirs) = dirs {
+        let aside = read.records.iter().filter_map(kept_aside);
+        finish(aside, dirs.iter(), tree)?;
+        tree.log_end()?;
+        return Ok(Recovered::Finished);
+    }
+    let acted = undo_all(&read.records, &undone(&read.records), tree)?;
+    tree.log_end()?;
+    // A journal whose steps had all failed or not yet run changed nothing.
+    Ok(match acted {
+        0 => Recovered::NeverStarted,
+        n => Recovered::RolledBack(n),
+    })
+}
+
+fn untrusted(tree: &mut dyn FileTree, why: String) -> Result<Recovered, Failed> {
+    let aside = tree.log_set_aside().ok();
+    Ok(Recovered::Untrusted { why, aside })
 }
 
 #[cfg(test)]
@@ -372,39 +709,138 @@ mod tests {
         RelPath::new(s).unwrap()
     }
 
+    fn ident(ino: u64) -> Ident {
+        Ident {
+            dev: 7,
+            ino,
+            size: 3,
+            mtime: (1, 2),
+            mode: 0o100_644,
+            uid: 0,
+            gid: 0,
+            nlink: 0,
+        }
+    }
+
+    const ROOT: RootId = RootId {
+        dev: 1,
+        ino: 1,
+        born: (0, 0),
+    };
+
+    fn log_of(nonce: u64, records: &[Record]) -> Vec<u8> {
+        let mut log = header(ROOT, nonce);
+        for r in records {
+            log.extend(encode(r));
+        }
+        log
+    }
+
     #[test]
     fn records_read_back_and_a_torn_tail_is_ignored() {
-        let undos = vec![
-            Undo::Restore {
+        let nonce = 0xabc;
+        let tmp = p(&format!("a/{}", temp_name(nonce, 1)));
+        let records = vec![
+            Record::Staged { tmp: tmp.clone() },
+            Record::Swapped {
                 path: p("a/b.txt"),
-                bytes: Cow::Borrowed(b"old\n"),
-                mode: 0o644,
+                tmp: tmp.clone(),
+                old: ident(1),
+                new: ident(2),
             },
-            Undo::Unrename {
+            Record::Moved {
                 from: p("x"),
-                to: p(".grammar-patch-stash/1"),
+                to: p(&temp_name(nonce, 2)),
+                ident: ident(3),
             },
-            Undo::Remove { path: p("new.txt") },
-            Undo::Cancel,
-            Undo::CreateDir { path: p("d") },
+            Record::Linked {
+                path: p("l"),
+                target: "../x".into(),
+            },
+            Record::MadeDir { path: p("d") },
+            Record::Undone { index: 4 },
+            Record::Committed {
+                dirs: vec![p("d"), p("e/f")],
+            },
         ];
-        let mut log = vec![];
-        for u in &undos {
-            let (a, b, bytes, _) = u.fields();
-            log.extend_from_slice(&header(u));
-            log.extend_from_slice(name(a));
-            log.extend_from_slice(name(b));
-            log.extend_from_slice(bytes);
-        }
-        assert_eq!(parse(&log), undos);
+        let log = log_of(nonce, &records);
+        let read = |bytes: &[u8]| match parse(bytes, ROOT) {
+            Ok(Parsed::Journal(r)) => Some(r.records),
+            Ok(Parsed::NeverStarted) => None,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(read(&log).unwrap(), records);
         for cut in 0..log.len() {
-            let got = parse(&log[..cut]);
-            assert!(got.len() < undos.len(), "cut at {cut}");
-            assert_eq!(got[..], undos[..got.len()], "cut at {cut}");
+            let got = read(&log[..cut]).unwrap_or_default();
+            assert!(got.len() < records.len(), "cut at {cut}");
+            assert_eq!(got[..], records[..got.len()], "cut at {cut}");
         }
-        let mut flipped = log.clone();
-        flipped[3] ^= 1;
-        assert!(parse(&flipped).is_empty());
+    }
+
+    /// Huge lengths, flipped bits and garbage read as a torn tail or an
+    /// untrusted journal, never a panic or an allocation of their size.
+    #[test]
+    fn any_bytes_parse_without_panic() {
+        let mut log = header(ROOT, 5);
+        log.push(3);
+        log.extend(u32::MAX.to_le_bytes());
+        log.extend([0u8; 64]);
+        assert!(matches!(parse(&log, ROOT), Ok(Parsed::Journal(r)) if r.records.is_empty()));
+        let mut body = vec![];
+        body.extend(u32::MAX.to_le_bytes());
+        assert_eq!(decode(3, &body), None);
+        assert_eq!(decode(6, &u32::MAX.to_le_bytes()), None);
+        let good = log_of(5, &[Record::MadeDir { path: p("d") }]);
+        for i in 0..good.len() {
+            for bit in 0..8 {
+                let mut bad = good.clone();
+                bad[i] ^= 1 << bit;
+                let _ = parse(&bad, ROOT);
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2000 {
+            let len = (state % 200) as usize;
+            let mut bytes = header(ROOT, 5);
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                bytes.push(state as u8);
+            }
+            let _ = parse(&bytes, ROOT);
+        }
+    }
+
+    /// A journal for another root, one with a path into `.git`, one with a
+    /// temporary name of another nonce: never replayed.
+    #[test]
+    fn a_journal_not_written_here_is_refused() {
+        let other = RootId { ino: 2, ..ROOT };
+        let mut log = header(other, 5);
+        log.extend(encode(&Record::MadeDir { path: p("d") }));
+        assert!(parse(&log, ROOT).is_err());
+        for record in [
+            Record::MadeDir {
+                path: p(".git/hooks"),
+            },
+            Record::MadeDir { path: p("a/.GIT") },
+            Record::Staged { tmp: p("x") },
+            Record::Staged {
+                tmp: p(&temp_name(6, 1)),
+            },
+            Record::Moved {
+                from: p(".grammar-patch-journal"),
+                to: p("x"),
+                ident: ident(1),
+            },
+            Record::Undone { index: 0 },
+        ] {
+            assert!(
+                parse(&log_of(5, std::slice::from_ref(&record)), ROOT).is_err(),
+                "{record:?}"
+            );
+        }
     }
 
     #[test]
@@ -415,29 +851,38 @@ mod tests {
         let mut tree = before.clone();
         let mut j = Journal::begin(&mut tree).unwrap();
         let a = p("a.txt");
-        j.log(
-            &mut tree,
-            Undo::Restore {
-                path: a.clone(),
-                bytes: Cow::Borrowed(b"one\n"),
-                mode: 0o644,
-            },
-        )
-        .unwrap();
-        tree.write(&a, &[b"ONE\n"]).unwrap();
-        let stash = j.stash_path(&mut tree).unwrap();
-        j.log(
-            &mut tree,
-            Undo::Unrename {
-                from: p("gone.txt"),
-                to: stash.clone(),
-            },
-        )
-        .unwrap();
-        tree.rename(&p("gone.txt"), &stash).unwrap();
-        j.log(&mut tree, Undo::Remove { path: p("new.txt") })
+        let tmp = j.temp_beside(&a);
+        j.log(&mut tree, Record::Staged { tmp: tmp.clone() })
             .unwrap();
-        // Killed here, before the file was created: undoing it is a no-op.
+        let new = tree.stage(&tmp, &[b"ONE\n"], Some(0o644), None).unwrap();
+        let old = tree.ident(&a).unwrap().unwrap();
+        j.log(
+            &mut tree,
+            Record::Swapped {
+                path: a.clone(),
+                tmp: tmp.clone(),
+                old,
+                new,
+            },
+        )
+        .unwrap();
+        tree.exchange(&tmp, &a).unwrap();
+        let gone = p("gone.txt");
+        let aside = j.temp_beside(&gone);
+        let ident = tree.ident(&gone).unwrap().unwrap();
+        j.log(
+            &mut tree,
+            Record::Moved {
+                from: gone.clone(),
+                to: aside.clone(),
+                ident,
+            },
+        )
+        .unwrap();
+        tree.rename(&gone, &aside).unwrap();
+        j.log(&mut tree, Record::MadeDir { path: p("new") })
+            .unwrap();
+        // Killed here, before the directory was made: undoing it is a no-op.
         std::mem::forget(j);
         assert_eq!(recover(&mut tree).unwrap(), Recovered::RolledBack(3));
         assert_eq!(tree, before);

@@ -5,6 +5,7 @@
 //! - `plan.rs`: the plan's types, the loop over file ops, what every op needs.
 //! - `op.rs`: one function per file operation (create, delete, modify, links, modes).
 //! - `dirs.rs`: ap's whole-path operations (rename, delete, create a directory).
+//! - `links.rs`: no path through a link; where a link a patch makes leads.
 //! - `edit.rs`: a file's edits to its new text: in the original, or in order.
 //! - `text.rs`: the one line splitter, the keys lines compare by, the line index.
 //! - `beside.rs`: a large file's pass shared with a second thread, chunk by chunk.
@@ -23,7 +24,8 @@
 //!
 //! Writing:
 //! - `commit.rs`: carries out a plan, all or nothing, each step logged first.
-//! - `journal.rs`: the rollback journal: undo records, the log on disk, recovery.
+//! - `journal.rs`: the rollback journal: undo records, their encoding, recovery.
+//! - `state.rs`: where journals are kept: the user's state directory.
 //! - `root.rs`: opening a root for a run: its lock, then recovery.
 //! - `tree.rs`: the [`FileTree`] trait and an in-memory tree.
 //! - `fs.rs`: the disk, and the only code here that touches it.
@@ -49,6 +51,7 @@ pub mod fs;
 mod indent;
 #[doc(hidden)]
 pub mod journal;
+mod links;
 mod locate;
 mod op;
 #[doc(hidden)]
@@ -60,6 +63,7 @@ mod repeated;
 mod root;
 mod sequential;
 mod starts;
+mod state;
 mod text;
 pub mod tree;
 
@@ -68,5 +72,5 @@ pub use commit::commit;
 pub use fs::{DiskTree, Lock};
 #[doc(hidden)]
 pub use plan::{plan, Change, Plan, LINK_MODE};
-pub use root::{open_root, recover, DEFAULT_WAIT};
-pub use tree::{Entry, FileTree, MemTree};
+pub use root::{open_root, open_root_until, recover, DEFAULT_WAIT};
+pub use tree::{Entry, FileTree, Ident, Logged, MemTree, RootId};

@@ -1,10 +1,11 @@
 //! One function per file operation: create, delete, modify (and move), and
 //! git's links and modes. Each reads what it needs through [`OpCx`] and
-//! returns the [`Change`]; the edits of a file are `edit.rs`'s.
+//! returns the [`Change`]; the edits of a file are `edit.rs`'s, links
+//! `links.rs`'s.
 
 use super::edit::Source;
 use super::output::{Builder, Output};
-use super::plan::{mode_of, Change, OpCx, Step, LINK_MODE};
+use super::plan::{mode_of, Change, OpCx, Step};
 use super::text::FileText;
 use super::tree::Entry;
 use crate::error::{Code, Diagnostic};
@@ -250,95 +251,6 @@ impl<'s> OpCx<'_, 's> {
             _ => from & !0o111,
         };
         (to != from).then_some(Change::Chmod { path, from, to })
-    }
-
-    /// `new file mode 120000`: a symbolic link, whose target is the file's
-    /// one line and must lead to a place inside the root.
-    pub fn add_link<'p>(
-        &mut self,
-        op: &FileOp<'_>,
-        rel: RelPath,
-        entry: Entry,
-        content: &NewText<'_>,
-    ) -> Step<Change<'p>> {
-        let [line] = content.lines else {
-            return self.fail(
-                Diagnostic::new(
-                    Code::InvalidHunkBody,
-                    format!("the symbolic link `{rel}` needs one line: its target"),
-                )
-                .at(op.span, "mode 120000 is a symbolic link")
-                .path(rel.as_str())
-                .hint("give the link's target as the file's only line, with `\\ No newline at end of file`"),
-            );
-        };
-        let target = line.text.to_string();
-        if entry == Entry::Symlink
-            && self.tree.read_link(&rel).ok().as_deref() == Some(target.as_str())
-        {
-            return Ok(Change::Unchanged { path: rel });
-        }
-        if entry != Entry::Missing {
-            let hint = self.policy.advice.update;
-            return self.exists(
-                &op.path,
-                &rel,
-                format!("`{rel}` already exists"),
-                "a symbolic link would be created here",
-                Some(hint),
-            );
-        }
-        let inside = crate::paths::link_target(&rel, &target, self.root)
-            .filter(|to| matches!(self.tree.escapes(to), Ok(None)));
-        if inside.is_none() {
-            return self.fail(
-                Diagnostic::new(
-                    Code::PathEscape,
-                    format!("the symbolic link `{rel}` would lead outside the root, to `{target}`"),
-                )
-                .at(line.span(self.source), "this target is not inside the root")
-                .path(rel.as_str())
-                .hint("links may only point at places inside the root"),
-            );
-        }
-        self.creatable(&op.path, &rel)?;
-        Ok(Change::Symlink { path: rel, target })
-    }
-
-    /// Deleting a symbolic link: its target must be what the patch says.
-    pub fn delete_link<'p>(
-        &mut self,
-        op: &FileOp<'_>,
-        rel: RelPath,
-        expect: Option<&[Edit<'_>]>,
-    ) -> Step<Change<'p>> {
-        let target = match self.tree.read_link(&rel) {
-            Ok(t) => t,
-            Err(e) => return self.io_error(&op.path, e),
-        };
-        let said: Vec<&str> = expect
-            .unwrap_or_default()
-            .iter()
-            .flat_map(|e| e.old.iter().map(|l| l.text))
-            .collect();
-        if expect.is_some() && said != [target.as_str()] {
-            return self.fail(
-                Diagnostic::new(
-                    Code::ContextNotFound,
-                    format!(
-                        "the symbolic link `{rel}` leads to `{target}`, not where the patch says"
-                    ),
-                )
-                .at(op.span, "this deletion names another target")
-                .path(rel.as_str())
-                .hint("re-read the link before deleting it"),
-            );
-        }
-        Ok(Change::Delete {
-            path: rel,
-            original: target,
-            mode: LINK_MODE,
-        })
     }
 }
 

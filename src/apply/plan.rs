@@ -18,10 +18,9 @@ use crate::paths::RelPath;
 use crate::validate::check_path;
 use crate::FileAction;
 
-/// The size from which a file is not patched (4 GiB: line starts are
-/// `u32`s). A target is refused by its size before it is read, and its
-/// text again after decoding, which may lengthen it.
-const TOO_LARGE: u64 = u32::MAX as u64;
+/// A target is refused by its size before it is read, and its text again
+/// after decoding, which may lengthen it.
+use crate::ir::TOO_LARGE;
 
 /// A file of a directory tree: its path, text and mode.
 pub type TreeFile = (RelPath, String, u32);
@@ -139,11 +138,16 @@ pub fn plan<'p>(
     tree: &dyn FileTree,
     root: Option<&Path>,
 ) -> Result<Plan<'p>, Vec<Diagnostic>> {
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        changes: Vec::with_capacity(patch.files.len()),
+        warnings: vec![],
+    };
     let mut errors = vec![];
     let mut touched = Touched::default();
+    let mut made_links = vec![];
     for op in &patch.files {
         let mut cx = OpCx {
+            made_links: &made_links,
             tree,
             source: patch.source,
             root,
@@ -164,12 +168,18 @@ pub fn plan<'p>(
             chmod => std::iter::once(change).chain(chmod).collect(),
         };
         for change in changes {
+            if let Change::Symlink { path, .. } = &change {
+                made_links.push(path.clone());
+            }
             if !patch.policy.repeated_paths {
                 plan.changes.push(change);
             } else if let Err(d) = plan.add(change, &mut touched, op.span) {
                 errors.push(*d);
             }
         }
+    }
+    if errors.is_empty() {
+        errors = super::links::check_made_links(&plan, tree, root);
     }
     if errors.is_empty() {
         Ok(plan)
@@ -196,6 +206,8 @@ pub struct OpCx<'a, 's> {
     pub touched: Option<&'a Touched>,
     /// The changes planned so far.
     pub changes: &'a [Change<'a>],
+    /// The symbolic links they make.
+    pub made_links: &'a [RelPath],
 }
 
 impl<'s> OpCx<'_, 's> {
@@ -206,13 +218,41 @@ impl<'s> OpCx<'_, 's> {
     }
 
     pub fn io_error<T>(&mut self, path: &PathRef, err: std::io::Error) -> Step<T> {
-        if super::fs::refusal(&err) == Some(super::fs::Refusal::Escapes) {
-            return self.fail(
-                Diagnostic::new(Code::PathEscape, format!("`{}` leads outside the root", path.text))
-                    .at(path.span, "a symbolic link on this path leaves the root")
+        match super::fs::refusal(&err) {
+            Some(super::fs::Refusal::Escapes) => {
+                return self.fail(
+                    Diagnostic::new(
+                        Code::PathEscape,
+                        format!("`{}` passes through a symbolic link", path.text),
+                    )
+                    .at(path.span, "beyond a symbolic link")
                     .path(path.text.as_str())
-                    .hint("patch files inside the root only; symbolic links that leave it are never followed"),
-            );
+                    .hint("patch files by their real path; a patch never writes through a link"),
+                )
+            }
+            Some(super::fs::Refusal::Special) => {
+                return self.fail(
+                    Diagnostic::new(
+                        Code::UnsupportedFile,
+                        format!("`{}` is not a regular file", path.text),
+                    )
+                    .at(path.span, "only regular text files can be patched")
+                    .path(path.text.as_str())
+                    .hint("patch the regular file itself"),
+                )
+            }
+            Some(super::fs::Refusal::Changed) => {
+                return self.fail(
+                    Diagnostic::new(
+                        Code::TargetChanged,
+                        format!("`{}` changed while it was read", path.text),
+                    )
+                    .at(path.span, "changed by another process")
+                    .path(path.text.as_str())
+                    .hint("nothing was changed; apply the patch again"),
+                )
+            }
+            _ => {}
         }
         self.fail(
             Diagnostic::new(Code::IoError, format!("`{}`: {err}", path.text))
@@ -221,22 +261,15 @@ impl<'s> OpCx<'_, 's> {
         )
     }
 
-    /// Resolves a path and checks that no symbolic link leads out of the root.
+    /// Resolves a path and checks that no directory on its way is a
+    /// symbolic link (`links.rs`).
     pub fn resolve(&mut self, path: &PathRef) -> Step<RelPath> {
         let rel = match check_path(path, self.root) {
             Ok(rel) => rel,
             Err(d) => return self.fail(*d),
         };
-        match self.tree.escapes(&rel) {
-            Ok(None) => Ok(rel),
-            Ok(Some(target)) => self.fail(
-                Diagnostic::new(Code::PathEscape, format!("`{rel}` leads outside the root through a symbolic link"))
-                    .at(path.span, format!("resolves to {target}"))
-                    .path(rel.as_str())
-                    .hint("patch files inside the root only; symbolic links that leave it are never followed"),
-            ),
-            Err(e) => self.io_error(path, e),
-        }
+        self.through_no_link(path, &rel)?;
+        Ok(rel)
     }
 
     pub fn entry(&mut self, path: &PathRef, rel: &RelPath) -> Step<Entry> {
@@ -262,6 +295,17 @@ impl<'s> OpCx<'_, 's> {
                             "check the path (it is relative to the root), or {}",
                             self.policy.advice.create
                         )),
+                )
+            }
+            Entry::Symlink if self.link_leaves(rel) => {
+                return self.fail(
+                    Diagnostic::new(
+                        Code::PathEscape,
+                        format!("`{rel}` is a symbolic link that leads outside the root"),
+                    )
+                    .at(path.span, "a link out of the root")
+                    .path(rel.as_str())
+                    .hint("patch files inside the root only; a patch never writes through a link"),
                 )
             }
             other => {
@@ -299,6 +343,14 @@ impl<'s> OpCx<'_, 's> {
             return self.fail(too_large(rel));
         }
         Ok(text)
+    }
+
+    /// Whether the link at `rel` leads outside the root.
+    fn link_leaves(&self, rel: &RelPath) -> bool {
+        match self.tree.read_link(rel) {
+            Ok(target) => crate::paths::link_target(rel, &target, self.root).is_none(),
+            Err(_) => false,
+        }
     }
 
     /// Checks that a new file can be created at `rel`: nothing there, and no

@@ -1,8 +1,17 @@
 //! The file tree the applier reads and writes, as a trait, so that planning
 //! and committing run the same code against the disk (`fs.rs`), memory
-//! (tests), or a tree that fails on purpose (fault injection).
+//! (tests, in-memory applies), or a tree that fails on purpose (fault
+//! injection, crash points).
+//!
+//! Every mutating call is one step of a commit and, on disk, one system
+//! call that either happened or did not (staging a new file aside is the
+//! exception, and nothing reads a file being staged). So a process killed
+//! at any instant leaves each step done or not done, and the identity of
+//! what is at each path ([`Ident`]) tells which.
 
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{Hash, Hasher};
 use std::io;
 
 use crate::paths::RelPath;
@@ -25,63 +34,158 @@ pub enum Entry {
     Other,
 }
 
-/// Every mutating call is one step of a commit; each either succeeds or
-/// leaves the tree as it was (a failed `create` removes its partial file).
+/// What identifies a file, link or directory without reading it: the same
+/// object unchanged has the same identity; a file replaced, edited or
+/// touched has another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ident {
+    /// The file system.
+    pub dev: u64,
+    /// The inode.
+    pub ino: u64,
+    /// The size in bytes.
+    pub size: u64,
+    /// The modification time (seconds, nanoseconds).
+    pub mtime: (i64, u32),
+    /// The type and permission bits (`st_mode`).
+    pub mode: u32,
+    /// The owner.
+    pub uid: u32,
+    /// The group.
+    pub gid: u32,
+    /// How many hard links it has.
+    pub nlink: u64,
+}
+
+impl Ident {
+    /// Whether `other` is the same object, unchanged since this was taken
+    /// (ownership, permissions and link count aside).
+    pub fn same(&self, other: &Ident) -> bool {
+        self.dev == other.dev
+            && self.ino == other.ino
+            && self.size == other.size
+            && self.mtime == other.mtime
+            && self.mode & 0o170_000 == other.mode & 0o170_000
+    }
+
+    /// The permission bits.
+    pub fn perm(&self) -> u32 {
+        self.mode & 0o7777
+    }
+}
+
+/// The identity of a root directory, which keys its journal: a journal
+/// written for one root is never read for another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RootId {
+    /// The file system.
+    pub dev: u64,
+    /// The directory's inode.
+    pub ino: u64,
+    /// When the directory was made, where the file system records it (a
+    /// reused inode then has another), else zero.
+    pub born: (i64, u32),
+}
+
+/// What the journal store holds for this root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Logged {
+    /// No journal.
+    Missing,
+    /// A journal this user wrote, read whole.
+    Found(Vec<u8>),
+    /// Something at the journal's place that this tool cannot prove it
+    /// wrote (another owner, other links, other permissions, not a file):
+    /// why.
+    Untrusted(String),
+}
+
+/// A tree of files: reads, the steps of a commit, and the journal that
+/// makes those steps undoable, kept outside the tree.
 pub trait FileTree {
     /// What is at `path`.
     fn entry(&self, path: &RelPath) -> io::Result<Entry>;
-    /// Where the path really leads if, through a symbolic link, it leaves
-    /// the root; `None` while it stays inside.
-    fn escapes(&self, path: &RelPath) -> io::Result<Option<String>>;
+    /// The identity of what is at `path` (not followed), or `None`.
+    fn ident(&self, path: &RelPath) -> io::Result<Option<Ident>>;
+    /// The first directory on the way to `path` (not `path` itself) that is
+    /// a symbolic link, with its target; `None` when there is none.
+    fn link_on_path(&self, path: &RelPath) -> io::Result<Option<(RelPath, String)>> {
+        first_link(self, path)
+    }
     /// The bytes of the regular file at `path`. A file of `limit` bytes or
     /// more is refused without being read ([`Refusal::TooLarge`]: a sparse
-    /// file can claim any size).
+    /// file can claim any size); anything but a regular file is refused
+    /// without being opened for reading ([`Refusal::Special`]).
     ///
     /// [`Refusal::TooLarge`]: super::fs::Refusal::TooLarge
+    /// [`Refusal::Special`]: super::fs::Refusal::Special
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>>;
-    /// Overwrites an existing regular file in place (keeping its inode,
-    /// permissions and links) with the concatenation of `chunks`. Never
-    /// follows a symbolic link.
-    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()>;
-    /// Creates a new file holding the concatenation of `chunks`; fails if
-    /// anything exists at the path.
-    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()>;
+    /// The names in a directory, sorted.
+    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;
+    /// The target of the symbolic link at `path`.
+    fn read_link(&self, path: &RelPath) -> io::Result<String>;
+
+    /// Creates a new file at `path` (failing if anything is there) holding
+    /// the concatenation of `chunks`, with exactly the permission bits
+    /// `mode` (or the default, the umask applied, for `None`) and, where
+    /// allowed, `owner`; returns its identity. A failure removes what was
+    /// made.
+    fn stage(
+        &mut self,
+        path: &RelPath,
+        chunks: &[&[u8]],
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<Ident>;
+    /// Swaps what is at `a` and `b`, atomically; `Unsupported` where the
+    /// file system cannot.
+    fn exchange(&mut self, a: &RelPath, b: &RelPath) -> io::Result<()>;
+    /// Moves a file, link or directory; fails if anything exists at `to`.
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()>;
     /// Removes a file or a link.
     fn remove(&mut self, path: &RelPath) -> io::Result<()>;
     /// Creates a directory; its parent must exist.
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()>;
     /// Removes an empty directory; `DirectoryNotEmpty` if it is not empty.
     fn remove_dir(&mut self, path: &RelPath) -> io::Result<()>;
-    /// The names in a directory, sorted.
-    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;
-    /// Moves a file or directory; fails if anything exists at `to`.
-    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()>;
-    /// How many hard links the file at `path` has (1 for a file no other
-    /// name shares). A file with more is never written in place.
-    fn links(&self, path: &RelPath) -> io::Result<u64>;
-    /// Appends `bytes` to a file, creating it if missing (the journal's log).
-    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()>;
     /// Creates a symbolic link holding `target`; fails if anything exists
     /// at the path.
-    fn symlink(&mut self, path: &RelPath, _target: &str) -> io::Result<()> {
-        Err(unsupported(path, "symbolic links"))
-    }
-    /// The target of the symbolic link at `path`.
-    fn read_link(&self, path: &RelPath) -> io::Result<String> {
-        Err(unsupported(path, "symbolic links"))
-    }
-    /// Sets the permission bits of the regular file at `path` (never
-    /// through a link).
-    fn set_mode(&mut self, path: &RelPath, _mode: u32) -> io::Result<()> {
-        Err(unsupported(path, "permissions"))
-    }
+    fn symlink(&mut self, path: &RelPath, target: &str) -> io::Result<()>;
+
+    /// The root's identity, written into its journal.
+    fn root_id(&self) -> RootId;
+    /// The journal of this root, if any.
+    fn log_read(&self) -> io::Result<Logged>;
+    /// Starts the journal with `header`; fails if one exists.
+    fn log_begin(&mut self, header: &[u8]) -> io::Result<()>;
+    /// Appends a record to the journal begun or read last.
+    fn log_append(&mut self, record: &[u8]) -> io::Result<()>;
+    /// Removes the journal: after this nothing is left to recover.
+    fn log_end(&mut self) -> io::Result<()>;
+    /// Moves an untrusted journal out of the way, unread and unchanged;
+    /// returns where it went.
+    fn log_set_aside(&mut self) -> io::Result<String>;
 }
 
-fn unsupported(path: &RelPath, what: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::Unsupported,
-        format!("{path}: this tree has no {what}"),
-    )
+/// The first directory on the way to `path` that is a symbolic link, by
+/// looking at each in turn (see [`FileTree::link_on_path`]).
+pub fn first_link<T: FileTree + ?Sized>(
+    tree: &T,
+    path: &RelPath,
+) -> io::Result<Option<(RelPath, String)>> {
+    for dir in path.ancestors() {
+        match tree.entry(&dir) {
+            Ok(Entry::Dir) => {}
+            Ok(Entry::Symlink) => {
+                let target = tree.read_link(&dir)?;
+                return Ok(Some((dir, target)));
+            }
+            Ok(_) => return Ok(None),
+            Err(e) if super::fs::refusal(&e) == Some(super::fs::Refusal::Escapes) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(None)
 }
 
 /// The mode bits of a symbolic link in [`MemTree`].
@@ -92,13 +196,28 @@ fn is_link(mode: u32) -> bool {
 }
 
 /// A tree in memory: files with modes, and directories.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct MemTree {
     /// Each file (or link, by its mode): its bytes and mode.
     pub files: BTreeMap<String, (Vec<u8>, u32)>,
     /// Each directory.
-    pub dirs: std::collections::BTreeSet<String>,
+    pub dirs: BTreeSet<String>,
+    /// The journal, as the disk keeps it outside the tree.
+    pub log: Option<Vec<u8>>,
+    /// Each path's inode number, given at first sight.
+    inodes: RefCell<BTreeMap<String, u64>>,
+    last_inode: Cell<u64>,
 }
+
+/// Two trees are equal when they hold the same files, directories and
+/// journal; inode numbers are bookkeeping.
+impl PartialEq for MemTree {
+    fn eq(&self, other: &Self) -> bool {
+        self.files == other.files && self.dirs == other.dirs && self.log == other.log
+    }
+}
+
+impl Eq for MemTree {}
 
 impl MemTree {
     /// The tree with a file (mode 644) holding `text`, and its directories.
@@ -116,6 +235,43 @@ impl MemTree {
         path.ancestors()
             .last()
             .is_none_or(|p| self.dirs.contains(p.as_str()))
+    }
+
+    fn inode(&self, path: &str) -> u64 {
+        *self
+            .inodes
+            .borrow_mut()
+            .entry(path.to_string())
+            .or_insert_with(|| {
+                self.last_inode.set(self.last_inode.get() + 1);
+                self.last_inode.get()
+            })
+    }
+
+    /// Moves `from`'s inode number to `to`.
+    fn carry_inode(&self, from: &str, to: &str) {
+        let ino = self.inode(from);
+        let mut inodes = self.inodes.borrow_mut();
+        inodes.remove(from);
+        inodes.insert(to.to_string(), ino);
+    }
+
+    fn fresh_inode(&self, path: &str) {
+        self.inodes.borrow_mut().remove(path);
+        self.inode(path);
+    }
+
+    fn missing(&self, path: &RelPath) -> io::Result<()> {
+        if self.entry(path)? != Entry::Missing {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{path}: exists"),
+            ));
+        }
+        if !self.parent_exists(path) {
+            return Err(not_found(path));
+        }
+        Ok(())
     }
 }
 
@@ -138,16 +294,40 @@ impl FileTree for MemTree {
         })
     }
 
-    fn escapes(&self, _path: &RelPath) -> io::Result<Option<String>> {
-        Ok(None)
+    fn ident(&self, path: &RelPath) -> io::Result<Option<Ident>> {
+        let (size, version, mode) = match self.files.get(path.as_str()) {
+            Some((bytes, mode)) => {
+                // The content stands in for a modification time: a test
+                // editing a file in place changes it.
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                bytes.hash(&mut h);
+                let mode = if is_link(*mode) {
+                    *mode
+                } else {
+                    0o100_000 | mode
+                };
+                (bytes.len() as u64, h.finish() as i64, mode)
+            }
+            None if self.dirs.contains(path.as_str()) => (0, 0, 0o040_755),
+            None => return Ok(None),
+        };
+        Ok(Some(Ident {
+            dev: 1,
+            ino: self.inode(path.as_str()),
+            size,
+            mtime: (version, 0),
+            mode,
+            uid: 0,
+            gid: 0,
+            nlink: 1,
+        }))
     }
 
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
         match self.files.get(path.as_str()) {
-            Some((_, mode)) if is_link(*mode) => Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{path}: a symbolic link"),
-            )),
+            Some((_, mode)) if is_link(*mode) => {
+                Err(super::fs::refused(super::fs::Refusal::Special))
+            }
             Some((b, _)) if b.len() as u64 >= limit => {
                 Err(super::fs::refused(super::fs::Refusal::TooLarge))
             }
@@ -156,31 +336,36 @@ impl FileTree for MemTree {
         }
     }
 
-    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
-        let file = self
-            .files
-            .get_mut(path.as_str())
-            .ok_or_else(|| not_found(path))?;
-        file.0 = chunks.concat();
-        Ok(())
-    }
-
-    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
-        if self.entry(path)? != Entry::Missing {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("{path}: exists"),
-            ));
-        }
-        if !self.parent_exists(path) {
-            return Err(not_found(path));
-        }
+    fn stage(
+        &mut self,
+        path: &RelPath,
+        chunks: &[&[u8]],
+        mode: Option<u32>,
+        _owner: Option<(u32, u32)>,
+    ) -> io::Result<Ident> {
+        self.missing(path)?;
         self.files
             .insert(path.to_string(), (chunks.concat(), mode.unwrap_or(0o644)));
+        self.fresh_inode(path.as_str());
+        Ok(self.ident(path)?.expect("just made"))
+    }
+
+    fn exchange(&mut self, a: &RelPath, b: &RelPath) -> io::Result<()> {
+        let (Some(x), Some(y)) = (self.files.remove(a.as_str()), self.files.remove(b.as_str()))
+        else {
+            return Err(not_found(a));
+        };
+        let (ia, ib) = (self.inode(a.as_str()), self.inode(b.as_str()));
+        self.files.insert(a.to_string(), y);
+        self.files.insert(b.to_string(), x);
+        let mut inodes = self.inodes.borrow_mut();
+        inodes.insert(a.to_string(), ib);
+        inodes.insert(b.to_string(), ia);
         Ok(())
     }
 
     fn remove(&mut self, path: &RelPath) -> io::Result<()> {
+        self.inodes.borrow_mut().remove(path.as_str());
         self.files
             .remove(path.as_str())
             .map(|_| ())
@@ -188,12 +373,7 @@ impl FileTree for MemTree {
     }
 
     fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
-        if self.entry(path)? != Entry::Missing || !self.parent_exists(path) {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("{path}: cannot create"),
-            ));
-        }
+        self.missing(path)?;
         self.dirs.insert(path.to_string());
         Ok(())
     }
@@ -218,17 +398,10 @@ impl FileTree for MemTree {
     }
 
     fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
-        if self.entry(to)? != Entry::Missing {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                format!("{to}: exists"),
-            ));
-        }
-        if !self.parent_exists(to) {
-            return Err(not_found(to));
-        }
+        self.missing(to)?;
         if let Some(file) = self.files.remove(from.as_str()) {
             self.files.insert(to.to_string(), file);
+            self.carry_inode(from.as_str(), to.as_str());
             return Ok(());
         }
         if !self.dirs.remove(from.as_str()) {
@@ -236,45 +409,31 @@ impl FileTree for MemTree {
         }
         let prefix = format!("{from}/");
         let moved = |k: &&String| k.starts_with(&prefix);
+        let renamed = |k: &str| format!("{to}{}", &k[from.as_str().len()..]);
         let files: Vec<String> = self.files.keys().filter(moved).cloned().collect();
         for k in files {
             let v = self.files.remove(&k).expect("listed");
-            self.files
-                .insert(format!("{to}{}", &k[from.as_str().len()..]), v);
+            self.files.insert(renamed(&k), v);
+            self.carry_inode(&k, &renamed(&k));
         }
         let dirs: Vec<String> = self.dirs.iter().filter(moved).cloned().collect();
         for k in dirs {
             self.dirs.remove(&k);
-            self.dirs
-                .insert(format!("{to}{}", &k[from.as_str().len()..]));
+            self.dirs.insert(renamed(&k));
         }
         self.dirs.insert(to.to_string());
-        Ok(())
-    }
-
-    fn links(&self, path: &RelPath) -> io::Result<u64> {
-        self.files
-            .get(path.as_str())
-            .map(|_| 1)
-            .ok_or_else(|| not_found(path))
-    }
-
-    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
-        if !self.files.contains_key(path.as_str()) {
-            self.create(path, &[], None)?;
-        }
-        let file = self
-            .files
-            .get_mut(path.as_str())
-            .ok_or_else(|| not_found(path))?;
-        for b in bytes {
-            file.0.extend_from_slice(b);
-        }
+        self.carry_inode(from.as_str(), to.as_str());
         Ok(())
     }
 
     fn symlink(&mut self, path: &RelPath, target: &str) -> io::Result<()> {
-        self.create(path, &[target.as_bytes()], Some(S_IFLNK | 0o777))
+        self.missing(path)?;
+        self.files.insert(
+            path.to_string(),
+            (target.as_bytes().to_vec(), S_IFLNK | 0o777),
+        );
+        self.fresh_inode(path.as_str());
+        Ok(())
     }
 
     fn read_link(&self, path: &RelPath) -> io::Result<String> {
@@ -284,16 +443,6 @@ impl FileTree for MemTree {
                 io::ErrorKind::InvalidInput,
                 format!("{path}: not a symbolic link"),
             )),
-        }
-    }
-
-    fn set_mode(&mut self, path: &RelPath, mode: u32) -> io::Result<()> {
-        match self.files.get_mut(path.as_str()) {
-            Some((_, m)) if !is_link(*m) => {
-                *m = mode;
-                Ok(())
-            }
-            _ => Err(not_found(path)),
         }
     }
 
@@ -309,5 +458,49 @@ impl FileTree for MemTree {
         names.sort();
         names.dedup();
         Ok(names)
+    }
+
+    fn root_id(&self) -> RootId {
+        RootId {
+            dev: 1,
+            ino: 1,
+            born: (0, 0),
+        }
+    }
+
+    fn log_read(&self) -> io::Result<Logged> {
+        Ok(match &self.log {
+            Some(bytes) => Logged::Found(bytes.clone()),
+            None => Logged::Missing,
+        })
+    }
+
+    fn log_begin(&mut self, header: &[u8]) -> io::Result<()> {
+        if self.log.is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "a journal exists",
+            ));
+        }
+        self.log = Some(header.to_vec());
+        Ok(())
+    }
+
+    fn log_append(&mut self, record: &[u8]) -> io::Result<()> {
+        self.log
+            .as_mut()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no journal"))?
+            .extend_from_slice(record);
+        Ok(())
+    }
+
+    fn log_end(&mut self) -> io::Result<()> {
+        self.log = None;
+        Ok(())
+    }
+
+    fn log_set_aside(&mut self) -> io::Result<String> {
+        self.log = None;
+        Ok("(memory)".into())
     }
 }

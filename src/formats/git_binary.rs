@@ -4,6 +4,8 @@
 
 use std::io::Read;
 
+use crate::ir::TOO_LARGE;
+
 /// One decoded hunk: `literal` bytes, or a `delta` left undecoded.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Hunk {
@@ -12,8 +14,11 @@ pub enum Hunk {
 }
 
 /// The forward hunk (the new content) and, when present, the reverse one
-/// (the old content), from the lines after `GIT binary patch`.
-pub fn decode(lines: &[&str]) -> Result<(Hunk, Option<Hunk>), String> {
+/// (the old content), from the lines after `GIT binary patch`. A literal
+/// declaring [`TOO_LARGE`] bytes or more is refused before it is inflated;
+/// without `keep`, a literal is inflated only to check it (its bytes are
+/// counted, not kept: `lint` without a tree), and comes back empty.
+pub fn decode(lines: &[&str], keep: bool) -> Result<(Hunk, Option<Hunk>), String> {
     let mut hunks = vec![];
     let mut at = 0;
     while at < lines.len() {
@@ -25,9 +30,14 @@ pub fn decode(lines: &[&str]) -> Result<(Hunk, Option<Hunk>), String> {
         let (kind, size) = head
             .split_once(' ')
             .ok_or_else(|| format!("expected `literal N` or `delta N`, found `{head}`"))?;
-        let size: usize = size
+        let size: u64 = size
             .parse()
             .map_err(|_| format!("`{head}`: the size is not a number"))?;
+        if size >= TOO_LARGE {
+            return Err(format!(
+                "`{head}`: a literal of 4 GiB or more, larger than any file grammar-patch patches"
+            ));
+        }
         let start = at;
         while at < lines.len() && !lines[at].trim_end().is_empty() {
             at += 1;
@@ -38,7 +48,7 @@ pub fn decode(lines: &[&str]) -> Result<(Hunk, Option<Hunk>), String> {
                 for line in &lines[start..at] {
                     base85_line(line.trim_end(), &mut deflated)?;
                 }
-                Hunk::Literal(inflate(&deflated, size)?)
+                Hunk::Literal(inflate(&deflated, size, keep)?)
             }
             "delta" => Hunk::Delta,
             other => return Err(format!("unknown binary hunk `{other}`")),
@@ -102,18 +112,21 @@ fn base85_line(line: &str, out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
-/// zlib-inflates exactly `size` bytes (more is an error, not a bomb).
-fn inflate(deflated: &[u8], size: usize) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(size.min(1 << 20));
-    flate2::read::ZlibDecoder::new(deflated)
-        .take(size as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("the binary data does not inflate: {e}"))?;
-    if out.len() != size {
-        return Err(format!(
-            "the binary data holds {} bytes, not {size}",
-            out.len()
-        ));
+/// zlib-inflates exactly `size` bytes (more is an error, not a bomb),
+/// keeping them or only counting them.
+fn inflate(deflated: &[u8], size: u64, keep: bool) -> Result<Vec<u8>, String> {
+    let mut data = flate2::read::ZlibDecoder::new(deflated).take(size + 1);
+    let failed = |e: std::io::Error| format!("the binary data does not inflate: {e}");
+    let mut out = Vec::new();
+    let got = if keep {
+        out.try_reserve_exact(size as usize)
+            .map_err(|_| format!("no memory for a literal of {size} bytes"))?;
+        data.read_to_end(&mut out).map_err(failed)? as u64
+    } else {
+        std::io::copy(&mut data, &mut std::io::sink()).map_err(failed)?
+    };
+    if got != size {
+        return Err(format!("the binary data holds {got} bytes, not {size}"));
     }
     Ok(out)
 }
@@ -121,6 +134,10 @@ fn inflate(deflated: &[u8], size: usize) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn decode_kept(lines: &[&str]) -> Result<(Hunk, Option<Hunk>), String> {
+        decode(lines, true)
+    }
 
     /// Written by `git diff --binary` for a new 17-byte file.
     const NEW_FILE: &[&str] = &[
@@ -134,7 +151,7 @@ mod tests {
 
     #[test]
     fn git_literals_decode_to_their_bytes() {
-        let (forward, reverse) = decode(NEW_FILE).unwrap();
+        let (forward, reverse) = decode_kept(NEW_FILE).unwrap();
         assert_eq!(
             forward,
             Hunk::Literal(b"\x89PNG\r\n\x1a\n\x00\x00binary\xff".to_vec())
@@ -144,13 +161,13 @@ mod tests {
 
     #[test]
     fn malformed_data_is_an_error_not_a_panic() {
-        assert!(decode(&["literal 17", "Ycme"]).is_err());
-        assert!(decode(&["literal 5", "YcmeAS@N?(olHy`uNXpDhEUNqu03}uhE&u=k"]).is_err());
-        assert!(decode(&["literal x"]).is_err());
-        assert!(decode(&["literal 1", "A~~~~~"]).is_err());
-        assert!(decode(&[]).is_err());
+        assert!(decode_kept(&["literal 17", "Ycme"]).is_err());
+        assert!(decode_kept(&["literal 5", "YcmeAS@N?(olHy`uNXpDhEUNqu03}uhE&u=k"]).is_err());
+        assert!(decode_kept(&["literal x"]).is_err());
+        assert!(decode_kept(&["literal 1", "A~~~~~"]).is_err());
+        assert!(decode_kept(&[]).is_err());
         assert_eq!(
-            decode(&["delta 3", "Bcm"]).ok().map(|h| h.0),
+            decode_kept(&["delta 3", "Bcm"]).ok().map(|h| h.0),
             Some(Hunk::Delta)
         );
     }

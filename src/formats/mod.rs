@@ -189,8 +189,22 @@ pub fn parse<'t>(
     body: Span,
     options: crate::Options,
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    parse_to(format, text, store, body, options, true)
+}
+
+/// [`parse`]; without `contents`, for a check that needs no tree, binary
+/// literals are checked by counting their bytes and come back empty (a
+/// literal of a gigabyte is checked without holding it).
+pub fn parse_to<'t>(
+    format: Format,
+    text: &'t str,
+    store: &'t bumpalo::Bump,
+    body: Span,
+    options: crate::Options,
+    contents: bool,
+) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let result = match format {
-        Format::Udiff => udiff::parse(text, store, body),
+        Format::Udiff => udiff::parse(text, store, body, contents),
         Format::Codex => codex::parse(text, store, body),
         Format::Repopatch => repopatch::parse(text, store, body),
         Format::Ap => ap::parse(text, store, body, options.tolerant),

@@ -1,94 +1,53 @@
-//! Fault injection: a multi-file patch is committed with the k-th mutating
-//! file-system step failing, for every k; each time the patch must be
-//! reported as `io_error` and the tree must be exactly as before (contents,
-//! modes, directories). Runs in memory and on disk.
+//! Fault injection and crash points: a multi-file patch is committed
+//! with the k-th mutating file-system step failing, for every k; each time
+//! the patch must be reported as `io_error` and the tree must be exactly as
+//! before (contents, modes, directories). Then the process is "killed" at
+//! every step (every later step fails, the step itself torn where it can
+//! be), of the apply and of the recovery after it: recovery always ends
+//! exactly before or after. Runs in memory and on disk.
 
 use std::cell::Cell;
 use std::io;
 use std::path::Path;
+use std::rc::Rc;
 
 use grammar_patch::apply::journal::{recover, Recovered};
-use grammar_patch::apply::{DiskTree, Entry, FileTree, MemTree};
+use grammar_patch::apply::{DiskTree, FileTree, MemTree};
 use grammar_patch::error::Code;
-use grammar_patch::paths::RelPath;
 use grammar_patch::{run, Mode};
 
-/// Wraps a tree and fails its `fail_at`-th mutating call (0-based), once.
-struct Faulty<T> {
-    inner: T,
-    fail_at: usize,
-    steps: Cell<usize>,
-}
+use super::support::{Hooked, Then};
 
-impl<T: FileTree> Faulty<T> {
-    fn new(inner: T, fail_at: usize) -> Self {
-        Faulty {
-            inner,
-            fail_at,
-            steps: Cell::new(0),
-        }
-    }
-
-    fn step(&self) -> io::Result<()> {
-        let n = self.steps.get();
-        self.steps.set(n + 1);
-        if n == self.fail_at {
-            Err(io::Error::other("injected failure"))
+/// A tree whose `fail_at`-th mutating call (0-based) fails, once; the
+/// count of calls so far is shared.
+fn faulty<T: FileTree>(inner: T, fail_at: usize) -> (Hooked<T>, Rc<Cell<usize>>) {
+    let steps = Rc::new(Cell::new(0));
+    let seen = steps.clone();
+    let tree = Hooked::new(inner, move |_, _| {
+        let n = seen.get();
+        seen.set(n + 1);
+        if n == fail_at {
+            Then::Fail(io::Error::other("injected failure"))
         } else {
-            Ok(())
+            Then::Go
         }
-    }
+    });
+    (tree, steps)
 }
 
-impl<T: FileTree> FileTree for Faulty<T> {
-    fn entry(&self, path: &RelPath) -> io::Result<Entry> {
-        self.inner.entry(path)
-    }
-    fn escapes(&self, path: &RelPath) -> io::Result<Option<String>> {
-        self.inner.escapes(path)
-    }
-    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
-        self.inner.read(path, limit)
-    }
-    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
-        if let Err(e) = self.step() {
-            // Fail half-way through the write, as a full disk would.
-            let all = chunks.concat();
-            let _ = self.inner.write(path, &[&all[..all.len() / 2]]);
-            return Err(e);
+/// A tree whose process "dies" at its `at`-th mutating call: that call is
+/// torn (half a staged file or a journal record) and every later call
+/// fails, the in-process rollback's too, as after `kill -9`.
+fn killed_at<T: FileTree>(inner: T, at: usize) -> Hooked<T> {
+    let mut n = 0;
+    Hooked::new(inner, move |_, _| {
+        n += 1;
+        match n.cmp(&(at + 1)) {
+            std::cmp::Ordering::Less => Then::Go,
+            std::cmp::Ordering::Equal => Then::Torn(io::Error::other("killed")),
+            std::cmp::Ordering::Greater => Then::Fail(io::Error::other("dead")),
         }
-        self.inner.write(path, chunks)
-    }
-    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
-        self.step()?;
-        self.inner.create(path, chunks, mode)
-    }
-    fn remove(&mut self, path: &RelPath) -> io::Result<()> {
-        self.step()?;
-        self.inner.remove(path)
-    }
-    fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
-        self.step()?;
-        self.inner.create_dir(path)
-    }
-    fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
-        self.step()?;
-        self.inner.remove_dir(path)
-    }
-    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
-        self.inner.list(dir)
-    }
-    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
-        self.step()?;
-        self.inner.rename(from, to)
-    }
-    fn links(&self, path: &RelPath) -> io::Result<u64> {
-        self.inner.links(path)
-    }
-    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
-        self.step()?;
-        self.inner.append(path, bytes)
-    }
+    })
 }
 
 /// Touches five files: modify, add (in new directories), delete, rename with edit.
@@ -142,11 +101,11 @@ fn apply(tree: &mut dyn FileTree) -> grammar_patch::Outcome {
 }
 
 fn steps_of_success() -> usize {
-    let mut tree = Faulty::new(mem_before(), usize::MAX);
+    let (mut tree, steps) = faulty(mem_before(), usize::MAX);
     let outcome = apply(&mut tree);
     assert!(outcome.ok(), "{:?}", outcome.diagnostics);
     assert_eq!(tree.inner.files.len(), 4);
-    tree.steps.get()
+    steps.get()
 }
 
 #[test]
@@ -158,15 +117,15 @@ fn every_failing_step_leaves_memory_tree_unchanged() {
     let mut committed = 0;
     for k in 0..n {
         let before = mem_before();
-        let mut tree = Faulty::new(before.clone(), k);
+        let (mut tree, _) = faulty(before.clone(), k);
         let outcome = apply(&mut tree);
         if outcome.ok() {
             // The fault hit the clean-up after the commit point: every file
-            // is written, and the next run's recovery removes the journal.
+            // is written, and the next run's recovery finishes the clean-up.
             committed += 1;
             assert_eq!(
                 recover(&mut tree.inner).unwrap(),
-                Recovered::Cleaned,
+                Recovered::Finished,
                 "step {k}"
             );
             assert_eq!(tree.inner, after, "step {k}");
@@ -181,9 +140,10 @@ fn every_failing_step_leaves_memory_tree_unchanged() {
         assert_eq!(outcome.exit_code(), 2);
         assert_eq!(tree.inner, before, "step {k} left the tree changed");
     }
-    // Only the last steps (removing the stash and the journal) come after it.
+    // Only the last steps (removing what was kept aside, the emptied
+    // directories and the journal) come after it.
     assert!(
-        (1..=4).contains(&committed),
+        (1..=6).contains(&committed),
         "{committed} of {n} steps after the commit point"
     );
 }
@@ -250,12 +210,12 @@ fn every_failing_step_leaves_disk_tree_unchanged() {
         let tmp = tempfile::tempdir().unwrap();
         disk_before(tmp.path());
         let before = disk_state(tmp.path());
-        let mut tree = Faulty::new(DiskTree::new(tmp.path()).unwrap(), k);
+        let (mut tree, _) = faulty(DiskTree::new(tmp.path()).unwrap(), k);
         let outcome = apply(&mut tree);
         if outcome.ok() {
             assert_eq!(
                 recover(&mut tree.inner).unwrap(),
-                Recovered::Cleaned,
+                Recovered::Finished,
                 "step {k}"
             );
             assert_eq!(disk_state(tmp.path()), after, "step {k}");
@@ -286,4 +246,114 @@ fn every_failing_step_leaves_disk_tree_unchanged() {
         0o755
     );
     assert!(!tmp.path().join("src/old.rs").exists());
+}
+
+/// `kill -9` at every step of the apply, in memory: recovery gives exactly
+/// the tree before or after, and leaves no journal; and for each of those,
+/// `kill -9` at every step of that recovery, then recovery again: the same.
+#[test]
+fn a_kill_at_every_step_of_apply_and_of_recovery_ends_before_or_after() {
+    let n = steps_of_success();
+    let before = mem_before();
+    let mut after = mem_before();
+    assert!(apply(&mut after).ok());
+    let (mut rolled_back, mut finished, mut nested) = (0, 0, 0);
+    for k in 0..=n {
+        let mut tree = killed_at(mem_before(), k);
+        let _ = apply(&mut tree);
+        let crashed = tree.inner;
+        let mut recovered = crashed.clone();
+        match recover(&mut recovered).unwrap() {
+            Recovered::Finished => finished += 1,
+            Recovered::RolledBack(_) => rolled_back += 1,
+            _ => {}
+        }
+        assert!(
+            recovered == before || recovered == after,
+            "killed at step {k}: {recovered:#?}"
+        );
+        assert_eq!(recovered.log, None, "step {k}");
+        assert!(
+            recovered
+                .files
+                .keys()
+                .all(|p| !p.contains(".grammar-patch-")),
+            "step {k}"
+        );
+        // Recovery killed at each of its own steps, then run again.
+        for m in 0.. {
+            let mut tree = killed_at(crashed.clone(), m);
+            let done = recover(&mut tree).is_ok() && tree.inner.log.is_none();
+            let mut again = tree.inner;
+            recover(&mut again).unwrap();
+            assert!(
+                again == before || again == after,
+                "apply killed at {k}, recovery at {m}: {again:#?}"
+            );
+            assert_eq!(again.log, None);
+            nested += 1;
+            if done {
+                break;
+            }
+        }
+    }
+    assert!(
+        rolled_back > 5 && finished > 0,
+        "{rolled_back} rolled back, {finished} finished"
+    );
+    assert!(nested > n, "{nested}");
+}
+
+/// The same on disk, in process: every crash point of the apply, then
+/// every crash point of the recovery after a crash half-way.
+#[test]
+fn a_kill_at_every_step_on_disk_ends_before_or_after() {
+    let n = steps_of_success();
+    let after = {
+        let tmp = tempfile::tempdir().unwrap();
+        disk_before(tmp.path());
+        assert!(apply(&mut DiskTree::new(tmp.path()).unwrap()).ok());
+        disk_state(tmp.path())
+    };
+    let crash = |k: usize, root: &Path| {
+        disk_before(root);
+        let mut tree = killed_at(DiskTree::new(root).unwrap(), k);
+        let _ = apply(&mut tree);
+    };
+    for k in 0..=n {
+        let tmp = tempfile::tempdir().unwrap();
+        let before = {
+            disk_before(tmp.path());
+            disk_state(tmp.path())
+        };
+        std::fs::remove_dir_all(tmp.path()).unwrap();
+        std::fs::create_dir(tmp.path()).unwrap();
+        crash(k, tmp.path());
+        let mut tree = DiskTree::new(tmp.path()).unwrap();
+        recover(&mut tree).unwrap();
+        let got = disk_state(tmp.path());
+        assert!(
+            got == before || got == after,
+            "killed at step {k}: {got:#?}"
+        );
+        assert!(
+            recover(&mut tree).unwrap() == Recovered::Nothing,
+            "step {k}"
+        );
+        if k == n / 2 {
+            for m in 0..40 {
+                let tmp = tempfile::tempdir().unwrap();
+                crash(k, tmp.path());
+                let mut tree = killed_at(DiskTree::new(tmp.path()).unwrap(), m);
+                let _ = recover(&mut tree);
+                let mut tree = DiskTree::new(tmp.path()).unwrap();
+                recover(&mut tree).unwrap();
+                let got = disk_state(tmp.path());
+                assert!(
+                    got == before || got == after,
+                    "apply at {k}, recovery at {m}"
+                );
+            }
+        }
+    }
 }

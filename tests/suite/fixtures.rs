@@ -446,6 +446,8 @@ fn assert_covered(format: Format, codes: &[Code]) {
 /// Every error code a udiff patch can raise has a fixture that raises it.
 /// (`io_error` comes from the file system, not a patch: see atomic.rs;
 /// `target_changed` and `root_busy` from other processes: see trust.rs;
+/// `recovery_conflict` from an interrupted apply and `cancelled` from an
+/// MCP client: see hostile.rs;
 /// `usage_error` from the command line: see cli.rs; `id_mismatch` belongs
 /// to ap.)
 #[test]
@@ -456,6 +458,8 @@ fn udiff_fixtures_cover_every_udiff_error_code() {
         Code::RootBusy,
         Code::UsageError,
         Code::IdMismatch,
+        Code::RecoveryConflict,
+        Code::Cancelled,
     ];
     let codes: Vec<Code> = Code::ALL
         .iter()

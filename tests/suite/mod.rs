@@ -14,6 +14,9 @@ mod grammar;
 /// `tools/replay.py` on a history built in the test: real tools' diffs of
 /// every kind, identical to the peers' results or refused.
 mod history;
+/// Issue 41's attacks: forged journals, links a patch creates, special
+/// files, `.git`, `kill -9` at every system call, the MCP byte stream.
+mod hostile;
 /// Files large enough for the work shared with a second thread.
 mod large;
 /// The MCP server, driven by rmcp's client over a child process.

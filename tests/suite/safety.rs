@@ -10,13 +10,12 @@ use std::io;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use grammar_patch::apply::{DiskTree, Entry, FileTree};
+use grammar_patch::apply::DiskTree;
 use grammar_patch::error::Code;
 use grammar_patch::formats::Format;
-use grammar_patch::paths::RelPath;
 use grammar_patch::{run, Mode};
 
-use super::support::Snapshot;
+use super::support::{Call, Hooked, Snapshot, Then};
 
 /// A patch that edits `old` into `new` in `path`.
 fn modify(format: Format, path: &str) -> String {
@@ -180,53 +179,18 @@ fn every_format_refuses_to_leave_the_root() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// Swaps the file it is about to write for a link out of the root, as a
-/// concurrent process could between planning and writing.
-struct Swapping {
-    inner: DiskTree,
-    root: std::path::PathBuf,
-}
-
-impl FileTree for Swapping {
-    fn entry(&self, path: &RelPath) -> io::Result<Entry> {
-        self.inner.entry(path)
-    }
-    fn escapes(&self, path: &RelPath) -> io::Result<Option<String>> {
-        self.inner.escapes(path)
-    }
-    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
-        self.inner.read(path, limit)
-    }
-    fn write(&mut self, path: &RelPath, chunks: &[&[u8]]) -> io::Result<()> {
-        let at = self.root.join(path.as_str());
-        fs::remove_file(&at)?;
-        symlink("../outside/outside.txt", &at)?;
-        self.inner.write(path, chunks)
-    }
-    fn create(&mut self, path: &RelPath, chunks: &[&[u8]], mode: Option<u32>) -> io::Result<()> {
-        self.inner.create(path, chunks, mode)
-    }
-    fn remove(&mut self, path: &RelPath) -> io::Result<()> {
-        self.inner.remove(path)
-    }
-    fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
-        self.inner.create_dir(path)
-    }
-    fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
-        self.inner.remove_dir(path)
-    }
-    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
-        self.inner.list(dir)
-    }
-    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
-        self.inner.rename(from, to)
-    }
-    fn links(&self, path: &RelPath) -> io::Result<u64> {
-        self.inner.links(path)
-    }
-    fn append(&mut self, path: &RelPath, bytes: &[&[u8]]) -> io::Result<()> {
-        self.inner.append(path, bytes)
-    }
+/// A tree that swaps the file it is about to replace for a link out of
+/// the root, as a concurrent process could between planning and writing.
+fn swapping(root: &Path) -> Hooked<DiskTree> {
+    let at = root.to_path_buf();
+    Hooked::new(DiskTree::new(root).unwrap(), move |call, path| {
+        if call == Call::Exchange {
+            let file = at.join(path.as_str());
+            fs::remove_file(&file).unwrap();
+            symlink("../outside/outside.txt", &file).unwrap();
+        }
+        Then::Go
+    })
 }
 
 #[test]
@@ -234,10 +198,7 @@ fn a_file_swapped_for_a_link_after_planning_is_not_written_through() {
     for format in [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap] {
         let base = workspace();
         let root = base.path().join("root").canonicalize().unwrap();
-        let mut tree = Swapping {
-            inner: DiskTree::new(&root).unwrap(),
-            root: root.clone(),
-        };
+        let mut tree = swapping(&root);
         let outcome = run(
             modify(format, "inside.txt").as_str(),
             Some(format),
@@ -246,12 +207,19 @@ fn a_file_swapped_for_a_link_after_planning_is_not_written_through() {
             Some(&root),
         );
         assert!(!outcome.ok(), "{format}: the write went through the link");
-        // Refused beneath the root's handle: the path now leads outside.
-        assert_eq!(outcome.diagnostics[0].code, Code::PathEscape, "{format}");
+        // The link is not what was read: refused, nothing written.
+        assert_eq!(outcome.diagnostics[0].code, Code::TargetChanged, "{format}");
         assert_eq!(
             fs::read_to_string(base.path().join("outside/outside.txt")).unwrap(),
             "old\n",
             "{format}: the file outside the root was written"
+        );
+        assert!(
+            fs::symlink_metadata(root.join("inside.txt"))
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{format}: the other process's link was replaced"
         );
     }
 }

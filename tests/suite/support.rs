@@ -5,7 +5,10 @@ use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use grammar_patch::apply::MemTree;
+use std::io;
+
+use grammar_patch::apply::{Entry, FileTree, Ident, Logged, MemTree, RootId};
+use grammar_patch::paths::RelPath;
 
 /// A directory's regular files (path -> bytes), directories and symbolic
 /// links (path -> target).
@@ -163,4 +166,171 @@ pub fn assert_valid_result(value: &serde_json::Value) {
         errors.is_empty(),
         "{value}\ndoes not fit the schema: {errors:#?}"
     );
+}
+
+/// A mutating call of a [`FileTree`], as a [`Hooked`] tree's hook sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    Stage,
+    Exchange,
+    Rename,
+    Remove,
+    CreateDir,
+    RemoveDir,
+    Symlink,
+    LogBegin,
+    LogAppend,
+    LogEnd,
+    LogSetAside,
+}
+
+/// What a hook makes of a call.
+pub enum Then {
+    /// Carry it out.
+    Go,
+    /// Fail it, having done nothing.
+    Fail(std::io::Error),
+    /// Do half of it (half a staged file, half a journal record), then
+    /// fail, as a process killed in the middle leaves it.
+    Torn(std::io::Error),
+}
+
+type Hook = Box<dyn FnMut(Call, &RelPath) -> Then>;
+
+/// A tree whose every mutating call first asks a hook: to fail a step, to
+/// tear it, or to let another "process" act before it.
+pub struct Hooked<T> {
+    pub inner: T,
+    hook: Hook,
+}
+
+impl<T: FileTree> Hooked<T> {
+    pub fn new(inner: T, hook: impl FnMut(Call, &RelPath) -> Then + 'static) -> Self {
+        Hooked {
+            inner,
+            hook: Box::new(hook),
+        }
+    }
+
+    fn ask(&mut self, call: Call, path: &RelPath) -> Then {
+        (self.hook)(call, path)
+    }
+}
+
+fn journal_path() -> RelPath {
+    RelPath::new("(journal)").unwrap()
+}
+
+impl<T: FileTree> FileTree for Hooked<T> {
+    fn entry(&self, path: &RelPath) -> io::Result<Entry> {
+        self.inner.entry(path)
+    }
+    fn ident(&self, path: &RelPath) -> io::Result<Option<Ident>> {
+        self.inner.ident(path)
+    }
+    fn link_on_path(&self, path: &RelPath) -> io::Result<Option<(RelPath, String)>> {
+        self.inner.link_on_path(path)
+    }
+    fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
+        self.inner.read(path, limit)
+    }
+    fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
+        self.inner.list(dir)
+    }
+    fn read_link(&self, path: &RelPath) -> io::Result<String> {
+        self.inner.read_link(path)
+    }
+    fn stage(
+        &mut self,
+        path: &RelPath,
+        chunks: &[&[u8]],
+        mode: Option<u32>,
+        owner: Option<(u32, u32)>,
+    ) -> io::Result<Ident> {
+        match self.ask(Call::Stage, path) {
+            Then::Go => self.inner.stage(path, chunks, mode, owner),
+            Then::Fail(e) => Err(e),
+            Then::Torn(e) => {
+                let all = chunks.concat();
+                let _ = self
+                    .inner
+                    .stage(path, &[&all[..all.len() / 2]], mode, owner);
+                Err(e)
+            }
+        }
+    }
+    fn exchange(&mut self, a: &RelPath, b: &RelPath) -> io::Result<()> {
+        match self.ask(Call::Exchange, b) {
+            Then::Go => self.inner.exchange(a, b),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
+    fn rename(&mut self, from: &RelPath, to: &RelPath) -> io::Result<()> {
+        match self.ask(Call::Rename, from) {
+            Then::Go => self.inner.rename(from, to),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
+    fn remove(&mut self, path: &RelPath) -> io::Result<()> {
+        match self.ask(Call::Remove, path) {
+            Then::Go => self.inner.remove(path),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
+    fn create_dir(&mut self, path: &RelPath) -> io::Result<()> {
+        match self.ask(Call::CreateDir, path) {
+            Then::Go => self.inner.create_dir(path),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
+    fn remove_dir(&mut self, path: &RelPath) -> io::Result<()> {
+        match self.ask(Call::RemoveDir, path) {
+            Then::Go => self.inner.remove_dir(path),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
+    fn symlink(&mut self, path: &RelPath, target: &str) -> io::Result<()> {
+        match self.ask(Call::Symlink, path) {
+            Then::Go => self.inner.symlink(path, target),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
+    fn root_id(&self) -> RootId {
+        self.inner.root_id()
+    }
+    fn log_read(&self) -> io::Result<Logged> {
+        self.inner.log_read()
+    }
+    fn log_begin(&mut self, header: &[u8]) -> io::Result<()> {
+        match self.ask(Call::LogBegin, &journal_path()) {
+            Then::Go => self.inner.log_begin(header),
+            Then::Fail(e) => Err(e),
+            Then::Torn(e) => {
+                let _ = self.inner.log_begin(&header[..header.len() / 2]);
+                Err(e)
+            }
+        }
+    }
+    fn log_append(&mut self, record: &[u8]) -> io::Result<()> {
+        match self.ask(Call::LogAppend, &journal_path()) {
+            Then::Go => self.inner.log_append(record),
+            Then::Fail(e) => Err(e),
+            Then::Torn(e) => {
+                let _ = self.inner.log_append(&record[..record.len() / 2]);
+                Err(e)
+            }
+        }
+    }
+    fn log_end(&mut self) -> io::Result<()> {
+        match self.ask(Call::LogEnd, &journal_path()) {
+            Then::Go => self.inner.log_end(),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
+    fn log_set_aside(&mut self) -> io::Result<String> {
+        match self.ask(Call::LogSetAside, &journal_path()) {
+            Then::Go => self.inner.log_set_aside(),
+            Then::Fail(e) | Then::Torn(e) => Err(e),
+        }
+    }
 }

@@ -15,17 +15,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use grammar_patch::apply::journal::{LOG as JOURNAL, STASH};
 use grammar_patch::apply::{self, open_root, DiskTree, FileTree, DEFAULT_WAIT};
 use grammar_patch::error::Code;
 use grammar_patch::formats::Format;
 use grammar_patch::{run, Mode};
 
-use super::support::Snapshot;
+use super::support::{Call, Hooked, Snapshot, Then};
 
-/// Neither the journal's log nor its stash is left in `root`.
+/// The in-tree names of the journal of earlier versions.
+const JOURNAL: &str = ".grammar-patch-journal";
+const STASH: &str = ".grammar-patch-stash";
+
+/// Whether `root` has a journal in the state directory.
+fn journal_left(root: &Path) -> bool {
+    DiskTree::new(root).unwrap().log_read().unwrap() != apply::Logged::Missing
+}
+
+/// No journal is left for `root`, and no temporary name in it.
 fn no_journal(root: &Path) -> bool {
-    !root.join(JOURNAL).exists() && !root.join(STASH).exists()
+    let names = Snapshot::load(root);
+    let all = names
+        .files
+        .keys()
+        .chain(names.dirs.iter())
+        .chain(names.links.keys());
+    !journal_left(root) && !all.into_iter().any(|p| p.contains(".grammar-patch-"))
 }
 
 fn full() -> bool {
@@ -181,7 +195,7 @@ fn a_rolled_back_hard_link_is_the_same_inode_again() {
         modify(Format::Udiff, "a.txt"),
         modify(Format::Udiff, "b.txt")
     );
-    let mut tree = Faulty::new(DiskTree::new(&root).unwrap());
+    let mut tree = unwritable(DiskTree::new(&root).unwrap());
     let outcome = run(
         patch,
         None,
@@ -210,7 +224,7 @@ fn rollback_restores_deleted_and_renamed_files_as_they_were() {
     fs::write(root.join("z.txt"), "z\n").unwrap();
     let ino = |p: &str| fs::metadata(root.join(p)).unwrap().ino();
     let (gone, big) = (ino("gone.txt"), ino("big.txt"));
-    let mut tree = Faulty::new(DiskTree::new(root).unwrap());
+    let mut tree = unwritable(DiskTree::new(root).unwrap());
     let patch = "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n\
                  diff --git a/big.txt b/moved.txt\nrename from big.txt\nrename to moved.txt\n\
                  diff --git a/z.txt b/z.txt\n--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-z\n+Z\n";
@@ -247,64 +261,16 @@ fn rollback_restores_deleted_and_renamed_files_as_they_were() {
     assert_eq!(ino("moved.txt"), big);
 }
 
-/// A disk tree whose in-place writes fail, as a file nobody may write.
-struct Faulty(DiskTree);
-
-impl Faulty {
-    fn new(tree: DiskTree) -> Self {
-        Faulty(tree)
-    }
-}
-
-impl FileTree for Faulty {
-    fn entry(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<apply::Entry> {
-        self.0.entry(p)
-    }
-    fn escapes(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Option<String>> {
-        self.0.escapes(p)
-    }
-    fn read(&self, p: &grammar_patch::paths::RelPath, limit: u64) -> std::io::Result<Vec<u8>> {
-        self.0.read(p, limit)
-    }
-    fn write(&mut self, p: &grammar_patch::paths::RelPath, _: &[&[u8]]) -> std::io::Result<()> {
-        Err(std::io::Error::new(
+/// A disk tree where no new file can be made, as in a directory nobody
+/// may write.
+fn unwritable(tree: DiskTree) -> Hooked<DiskTree> {
+    Hooked::new(tree, |call, path| match call {
+        Call::Stage => Then::Fail(std::io::Error::new(
             std::io::ErrorKind::PermissionDenied,
-            format!("{p}: read-only"),
-        ))
-    }
-    fn create(
-        &mut self,
-        p: &grammar_patch::paths::RelPath,
-        c: &[&[u8]],
-        m: Option<u32>,
-    ) -> std::io::Result<()> {
-        self.0.create(p, c, m)
-    }
-    fn remove(&mut self, p: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
-        self.0.remove(p)
-    }
-    fn create_dir(&mut self, p: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
-        self.0.create_dir(p)
-    }
-    fn remove_dir(&mut self, p: &grammar_patch::paths::RelPath) -> std::io::Result<()> {
-        self.0.remove_dir(p)
-    }
-    fn list(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<Vec<String>> {
-        self.0.list(p)
-    }
-    fn rename(
-        &mut self,
-        a: &grammar_patch::paths::RelPath,
-        b: &grammar_patch::paths::RelPath,
-    ) -> std::io::Result<()> {
-        self.0.rename(a, b)
-    }
-    fn links(&self, p: &grammar_patch::paths::RelPath) -> std::io::Result<u64> {
-        self.0.links(p)
-    }
-    fn append(&mut self, p: &grammar_patch::paths::RelPath, b: &[&[u8]]) -> std::io::Result<()> {
-        self.0.append(p, b)
-    }
+            format!("{path}: read-only"),
+        )),
+        _ => Then::Go,
+    })
 }
 
 /// A target that cannot be written: the tree is restored, and the report
@@ -314,7 +280,7 @@ fn an_unwritable_target_is_reported_without_a_false_rollback_failure() {
     let tmp = tempfile::tempdir().unwrap();
     fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
     let before = Snapshot::load(tmp.path());
-    let mut tree = Faulty::new(DiskTree::new(tmp.path()).unwrap());
+    let mut tree = unwritable(DiskTree::new(tmp.path()).unwrap());
     let outcome = run(
         modify(Format::Udiff, "a.txt"),
         None,
@@ -427,10 +393,10 @@ fn a_directory_swapped_for_a_link_after_planning_is_refused() {
     }
 }
 
-/// The portable resolution refuses what the kernel's refuses, and follows
-/// links that stay inside.
+/// Both resolutions, the kernel's and the portable walk, refuse every
+/// link on the way, inside the root or out, and name it for the planner.
 #[test]
-fn the_component_walk_keeps_links_inside_the_root() {
+fn both_resolutions_refuse_every_link_on_the_way() {
     let base = tempfile::tempdir().unwrap();
     let root = base.path().join("root");
     fs::create_dir_all(root.join("real/deep")).unwrap();
@@ -446,34 +412,32 @@ fn the_component_walk_keeps_links_inside_the_root() {
     ] {
         let p = |s: &str| grammar_patch::paths::RelPath::new(s).unwrap();
         assert_eq!(
-            tree.read(&p("in/deep/a.txt"), u64::MAX).unwrap(),
+            tree.read(&p("real/deep/a.txt"), u64::MAX).unwrap(),
             TEXT.as_bytes()
         );
-        assert_eq!(
-            tree.read(&p("real/up/a.txt"), u64::MAX).unwrap(),
-            TEXT.as_bytes()
-        );
-        assert_eq!(
-            tree.read(&p("real/parent/real/deep/a.txt"), u64::MAX)
-                .unwrap(),
-            TEXT.as_bytes()
-        );
-        for escape in ["out/x", "abs/passwd", "real/parent/out/x"] {
-            assert!(tree.escapes(&p(escape)).unwrap().is_some(), "{escape}");
-            let e = tree.read(&p(escape), u64::MAX).unwrap_err();
+        for (path, link) in [
+            ("in/deep/a.txt", "in"),
+            ("real/up/a.txt", "real/up"),
+            ("real/parent/real/deep/a.txt", "real/parent"),
+            ("out/x", "out"),
+            ("abs/passwd", "abs"),
+        ] {
+            let found = tree.link_on_path(&p(path)).unwrap();
+            assert_eq!(found.map(|(l, _)| l), Some(p(link)), "{path}");
+            let e = tree.read(&p(path), u64::MAX).unwrap_err();
             assert_eq!(
                 apply::fs::refusal(&e),
                 Some(apply::fs::Refusal::Escapes),
-                "{escape}: {e}"
+                "{path}: {e}"
             );
         }
     }
 }
 
-/// Deleting the only file of a directory reached through an in-root link
-/// to a directory: the file goes, the link stays.
+/// Deleting a file through a link to its directory is refused, as `git
+/// apply` refuses a path beyond a symbolic link: the file and the link stay.
 #[test]
-fn deleting_through_an_in_root_directory_link_keeps_the_link() {
+fn deleting_through_a_directory_link_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     fs::create_dir_all(tmp.path().join("real")).unwrap();
     fs::write(tmp.path().join("real/only.txt"), "x\n").unwrap();
@@ -483,8 +447,13 @@ fn deleting_through_an_in_root_directory_link_keeps_the_link() {
         "--- a/alias/only.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
         Format::Udiff,
     );
-    assert!(outcome.ok(), "{:?}", outcome.diagnostics);
-    assert!(!tmp.path().join("real/only.txt").exists());
+    assert_eq!(
+        outcome.diagnostics[0].code,
+        Code::PathEscape,
+        "{:?}",
+        outcome.diagnostics
+    );
+    assert!(tmp.path().join("real/only.txt").exists());
     assert!(fs::symlink_metadata(tmp.path().join("alias"))
         .unwrap()
         .file_type()
@@ -585,7 +554,7 @@ fn kill_nine_at_any_instant_then_recover_gives_before_or_after() {
         std::thread::sleep(whole.mul_f64((k as f64 + 0.5) / trials as f64 * 2.0));
         let _ = child.kill();
         let _ = child.wait();
-        if root.join(JOURNAL).exists() || root.join(STASH).exists() {
+        if journal_left(&root) {
             interrupted += 1;
         }
         succeeds(&gp(&["recover", "--root"], &root, &[], ""));
@@ -770,35 +739,39 @@ fn a_directory_swapped_for_a_link_during_apply_never_writes_outside() {
     eprintln!("swap race: {} applies against a swapping directory: {applied} applied inside, {refused} refused, 0 wrote outside", trials * 5);
 }
 
-/// `recover` and every run on a root roll back a journal left by a killed
-/// apply; `recover` exits 0 with nothing to do too.
+/// `recover` and every apply on a root roll back a journal left by a
+/// killed apply; `lint` and a dry run report it and write nothing;
+/// `recover` exits 0 with nothing to do too.
 #[test]
-fn recover_and_every_run_roll_back_a_left_journal() {
+fn recover_and_every_apply_roll_back_a_left_journal() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     fs::write(root.join("a.txt"), TEXT).unwrap();
+    // Half a commit: a.txt renamed aside, then killed.
     let leave_journal = |root: &Path| {
+        use apply::journal::{Journal, Record};
         let (mut tree, _) = open_root(root, true, DEFAULT_WAIT).unwrap();
-        let mut j = apply::journal::Journal::begin(&mut tree).unwrap();
+        let mut j = Journal::begin(&mut tree).unwrap();
         let path = grammar_patch::paths::RelPath::new("a.txt").unwrap();
-        j.log(
-            &mut tree,
-            apply::journal::Undo::Restore {
-                path: path.clone(),
-                bytes: TEXT.as_bytes().into(),
-                mode: 0o644,
-            },
-        )
-        .unwrap();
-        tree.write(&path, &[b"torn"]).unwrap();
-        std::mem::forget(j);
+        let aside = j.temp_beside(&path);
+        let ident = tree.ident(&path).unwrap().unwrap();
+        let record = Record::Moved {
+            from: path.clone(),
+            to: aside.clone(),
+            ident,
+        };
+        j.log(&mut tree, record).unwrap();
+        tree.rename(&path, &aside).unwrap();
     };
-    for args in [
-        vec!["recover", "--root"],
-        vec!["lint", "--root"],
-        vec!["apply", "--dry-run", "--root"],
-    ] {
-        leave_journal(root);
+    leave_journal(root);
+    for args in [vec!["lint", "--root"], vec!["apply", "--dry-run", "--root"]] {
+        let out = gp(&args, root, &["-"], &modify(Format::Udiff, "a.txt"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("interrupted_apply"), "{args:?}: {err}");
+        assert!(!root.join("a.txt").exists(), "{args:?} wrote");
+        assert!(journal_left(root), "{args:?}");
+    }
+    for args in [vec!["recover", "--root"], vec!["apply", "--root"]] {
         let tail: &[&str] = if args[0] == "recover" { &[] } else { &["-"] };
         let out = gp(&args, root, tail, &modify(Format::Udiff, "a.txt"));
         assert!(
@@ -810,13 +783,21 @@ fn recover_and_every_run_roll_back_a_left_journal() {
             String::from_utf8_lossy(&out.stderr).contains("recovered"),
             "{args:?}"
         );
+        let want = if args[0] == "recover" {
+            TEXT.to_string()
+        } else {
+            TEXT.replace("two", "TWO")
+        };
         assert_eq!(
             fs::read_to_string(root.join("a.txt")).unwrap(),
-            TEXT,
+            want,
             "{args:?}"
         );
         assert!(no_journal(root), "{args:?}");
+        fs::write(root.join("a.txt"), TEXT).unwrap();
+        leave_journal(root);
     }
+    succeeds(&gp(&["recover", "--root"], root, &[], ""));
     let out = bin()
         .args(["recover", "--root"])
         .arg(root)
@@ -886,17 +867,17 @@ fn unnameable_paths_are_a_rejection_not_an_io_error() {
     }
 }
 
-/// A journal path that is not the journal grammar-patch writes (a directory
-/// of that name) is never guessed at: recovery fails with exit 2 and says
-/// what to move away, and the tree is left alone.
+/// The journal names of earlier versions inside a root (here a directory
+/// of that name) are never read: `recover` reports them (exit 1) and
+/// leaves them as they are.
 #[test]
-fn a_journal_that_is_not_ours_stops_recovery() {
+fn a_journal_inside_the_tree_is_reported_and_left_alone() {
     let tmp = tempfile::tempdir().unwrap();
     fs::create_dir(tmp.path().join(JOURNAL)).unwrap();
     fs::write(tmp.path().join(JOURNAL).join("keep.txt"), "mine\n").unwrap();
     let out = gp(&["recover", "--root"], tmp.path(), &[], "");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("move it away"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("untrusted_journal"));
     assert_eq!(
         fs::read_to_string(tmp.path().join(JOURNAL).join("keep.txt")).unwrap(),
         "mine\n"

@@ -16,7 +16,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             first_line.start + "GIT binary patch".len(),
         );
         let lines: Vec<&str> = pair.as_str().lines().skip(1).collect();
-        let (code, what, hint) = match git_binary::decode(&lines) {
+        let (code, what, hint) = match git_binary::decode(&lines, self.own.contents) {
             Ok((Hunk::Literal(new), old)) => match old {
                 None | Some(Hunk::Literal(_)) => {
                     let old = old.map(|h| match h {

@@ -89,14 +89,36 @@ pub fn parse<'t>(
     text: &'t str,
     store: &'t bumpalo::Bump,
     body: Span,
+    contents: bool,
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
-    let pairs = UdiffParser::parse(Rule::patch, input).map_err(|e| {
-        vec![syntax_error(e, text, body.start, rule_name, |_| {
-            SYNTAX_HINT
-        })]
-    })?;
-    let mut lower = Lower::new(text, store, body.start, Udiff::default());
+    // One section at a time (`section` in the grammar): the parse tree of
+    // one file is lowered and dropped before the next is read. Where a
+    // section does not parse, the whole patch is parsed, so an error reads
+    // exactly as the grammar's `patch` rule reports it.
+    let mut lower = lowering(text, store, body, contents);
+    let mut at = 0;
+    while at < input.len() {
+        let end = match UdiffParser::parse(Rule::section, &input[at..]) {
+            Ok(pairs) => lower_files(&mut lower, pairs, body.start + at),
+            Err(_) => None,
+        };
+        match end {
+            Some(end) => at += end,
+            None => return parse_whole(text, store, body, contents),
+        }
+    }
+    lower.base = body.start;
+    lower.finish()
+}
+
+/// The lowering of a udiff patch, with its advice.
+fn lowering<'t>(text: &'t str, store: &'t bumpalo::Bump, body: Span, contents: bool) -> Lower<'t> {
+    let format = Udiff {
+        contents,
+        ..Udiff::default()
+    };
+    let mut lower = Lower::new(text, store, body.start, format);
     lower.patch.policy.advice = Advice {
         block: "hunk context",
         disambiguate: "add context lines that occur only near the intended place, \
@@ -105,6 +127,36 @@ pub fn parse<'t>(
         update: "edit the existing file with `--- a/PATH`, `+++ b/PATH` and hunks instead of `--- /dev/null`",
         ..Advice::default()
     };
+    lower
+}
+
+/// The whole patch parsed at once: its syntax error, or its lowering.
+fn parse_whole<'t>(
+    text: &'t str,
+    store: &'t bumpalo::Bump,
+    body: Span,
+    contents: bool,
+) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let input = &text[body.start..body.end];
+    let pairs = UdiffParser::parse(Rule::patch, input).map_err(|e| {
+        vec![syntax_error(e, text, body.start, rule_name, |_| {
+            SYNTAX_HINT
+        })]
+    })?;
+    let mut lower = lowering(text, store, body, contents);
+    lower_files(&mut lower, pairs, body.start);
+    lower.finish()
+}
+
+/// Lowers the files among `pairs` (parsed from `text[base..]`); returns
+/// how far they reach, or `None` when they are empty.
+fn lower_files<'t>(
+    lower: &mut Lower<'t>,
+    pairs: pest::iterators::Pairs<'t, Rule>,
+    base: usize,
+) -> Option<usize> {
+    lower.base = base;
+    let mut end = 0;
     for pair in pairs.flatten().filter(|p| {
         matches!(
             p.as_rule(),
@@ -115,15 +167,17 @@ pub fn parse<'t>(
                 | Rule::loose_plain_file
                 | Rule::headerless_file
                 | Rule::binary_files_line
+                | Rule::only_in_line
         )
     }) {
-        if pair.as_rule() == Rule::binary_files_line {
-            lower.unsupported(&pair);
-        } else {
-            lower.file(pair);
+        end = end.max(pair.as_span().end());
+        match pair.as_rule() {
+            Rule::binary_files_line => lower.unsupported(&pair),
+            Rule::only_in_line => {}
+            _ => lower.file(pair),
         }
     }
-    lower.finish()
+    (end > 0).then_some(end)
 }
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
@@ -137,6 +191,9 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
 #[derive(Default)]
 struct Udiff<'a> {
     lines: HunkLines<'a>,
+    /// Whether binary literals are kept (a check without a tree only
+    /// counts their bytes).
+    contents: bool,
 }
 
 /// A hunk's old and new lines.
