@@ -512,6 +512,11 @@ pub struct Reach<'a> {
     /// Blank lines just before and just after the region that it takes in
     /// (ap `include_leading_blank_lines`, `include_trailing_blank_lines`).
     pub widen: (usize, usize),
+    /// The anchor is stacked under another (codex `@@ class A` then `@@ def
+    /// f():`): it is never ignored, even where the format ignores an anchor
+    /// the file lacks; a missing inner header means the model's picture of
+    /// the file is wrong.
+    pub stacked: bool,
 }
 
 /// The end of a range.
@@ -610,6 +615,11 @@ impl Level {
         Level::Trimmed,
         Level::Normalized,
     ];
+
+    /// Whether lines compare without their indentation at this level.
+    pub fn ignores_indentation(self) -> bool {
+        !matches!(self, Level::Exact | Level::TrailingWhitespace)
+    }
 
     pub fn describe(self) -> &'static str {
         match self {

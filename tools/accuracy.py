@@ -222,6 +222,16 @@ def slip_tabs_as_spaces(fmt, path, lines, e, rng):
     return tabbed, render(fmt, path, [e]), intended
 
 
+def slip_tabs_file_added_with_tabs(fmt, path, lines, e, rng):
+    """The file indents with tabs; the patch quotes its old lines with 4
+    spaces for each tab, and writes its added lines with the file's own
+    tabs (they are already right: nothing may strip them)."""
+    tabbed = [tabs(l) for l in lines]
+    intended = [tabs(l) for l in e.apply(lines)]
+    new = e.old[:2] + [tabs(l) for l in e.new[2:4]] + e.old[3:]
+    return tabbed, render(fmt, path, [e], [(e.old, new)]), intended
+
+
 def slip_typographic(fmt, path, lines, e, rng):
     """Curly quotes or en dashes in context where the file has ASCII (only
     stretches whose context has quotes or dashes)."""
@@ -301,6 +311,25 @@ def slip_codex_abbreviated_signature(fmt, path, lines, e, rng):
     return None
 
 
+def slip_drifted_line_numbers(fmt, path, lines, e, rng):
+    """udiff: the hunk header's line numbers 7 lines off."""
+    if fmt != "udiff":
+        return None
+    text = render(fmt, path, [e])
+    m = re.search(r"@@ -(\d+),(\d+) \+(\d+),(\d+) @@", text)
+    a, b = int(m.group(1)) + 7, int(m.group(3)) + 7
+    return lines, text.replace(m.group(0), f"@@ -{a},{m.group(2)} +{b},{m.group(4)} @@"), e.apply(lines)
+
+
+def slip_codex_header_not_in_file(fmt, path, lines, e, rng):
+    """codex: a `@@` header the file does not have (the model's picture
+    of the file is off): the hunk alone decides, or it is refused."""
+    if fmt != "codex":
+        return None
+    h = ["@@ def _not_in_this_file_():"]
+    return lines, "\n".join(codex(path, [e], [(e.old, e.new)], h)) + "\n", e.apply(lines)
+
+
 def slip_ap_dropped_indent(fmt, path, lines, e, rng):
     """ap `content` written at column 0 for an indented target (the
     snippet as in the file, the content's own relative indentation kept)."""
@@ -352,16 +381,105 @@ def slip_missing_end(fmt, path, lines, e, rng):
     return None
 
 
+# --------------------------------------------------------------------------
+# Independent corruptions (the metamorphic property): the lines an applier
+# must find (context and removed lines: `old`) and the lines it must write
+# (the added ones: new[2:4]) are spoiled independently. The outcome must be
+# the intended tree, or a refusal that writes nothing: where only the find
+# side is spoiled, the tree of the clean patch; where only the written side
+# is, that tree with the added lines as written (nothing shows they are
+# wrong); where both are spoiled the same way, either (the patch shows how
+# it differs from the file).
+
+def shift_in(lines):
+    return ["    " + l if l.strip() else l for l in lines]
+
+
+def shift_out(lines):
+    if any(l.strip() and not l.startswith("    ") for l in lines):
+        return None
+    return [l[4:] if l.strip() else l for l in lines]
+
+
+def spaces_to_tabs(lines):
+    return [tabs(l) for l in lines]
+
+
+def trailing_ws(lines):
+    return [l + "  " if l.strip() else l for l in lines]
+
+
+def typographic(lines):
+    out = [curly(l) for l in lines]
+    return out if out != lines else None
+
+
+CORRUPTIONS = [
+    ("one level deeper", shift_in),
+    ("one level shallower", shift_out),
+    ("tabs for spaces", spaces_to_tabs),
+    ("trailing whitespace", trailing_ws),
+    ("typographic punctuation", typographic),
+]
+
+
+def corrupted(fmt, path, lines, e, spoil_old, spoil_new, both):
+    """The edit with its old lines (and the context copies in new) spoiled
+    by `spoil_old`, its added lines by `spoil_new` (either may be None);
+    returns (before, patch, acceptable results), or None where a spoiler
+    does not apply."""
+    old, new = list(e.old), list(e.new)
+    if spoil_old:
+        old = spoil_old(e.old)
+        if old is None:
+            return None
+        new = old[:2] + new[2:4] + old[3:]
+    added = e.new[2:4]
+    if spoil_new:
+        added = spoil_new(e.new[2:4])
+        if added is None:
+            return None
+        new = new[:2] + added + new[4:]
+    clean = e.apply(lines)
+    as_written = lines[: e.start] + e.new[:2] + added + e.new[4:] + lines[e.start + 5 :]
+    if fmt == "ap" and spoil_new is trailing_ws:
+        as_written = clean  # ap strips trailing whitespace (§3.5)
+    if fmt == "ap" and spoil_new and any(not ws(l) for l in added) and all(ws(l) for l in e.new):
+        as_written = clean  # content at column 0 is a dropped indent, restored
+    if spoil_new is None:
+        want = [clean]
+    elif spoil_old is None:
+        want = [as_written]
+    else:
+        want = [clean, as_written] if both else [clean]
+    return lines, render(fmt, path, [e], [(old, new)]), want
+
+
+def independent_corruptions():
+    """(name, maker) for every corruption on the find side, on the written
+    side, and on both; and the two the issue named: old lines spoiled, added
+    lines written as the file writes them."""
+    out = []
+    for name, spoil in CORRUPTIONS:
+        out.append((f"find side: {name}", spoil, None, False))
+        out.append((f"written side: {name}", None, spoil, False))
+        out.append((f"both sides: {name}", spoil, spoil, True))
+    return out
+
+
 SLIPS = [
     ("none", slip_none),
     ("trailing whitespace", slip_trailing),
     ("block re-indented", slip_reindent),
     ("tabs written as spaces", slip_tabs_as_spaces),
+    ("tabs as spaces, added lines in tabs", slip_tabs_file_added_with_tabs),
     ("typographic punctuation", slip_typographic),
     ("padded markers", slip_padded),
     ("codex: udiff range header", slip_codex_range_header),
     ("codex: header is the first line", slip_codex_header_is_first_line),
     ("codex: abbreviated signature", slip_codex_abbreviated_signature),
+    ("udiff: line numbers 7 off", slip_drifted_line_numbers),
+    ("codex: header not in the file", slip_codex_header_not_in_file),
     ("ap: content at column 0", slip_ap_dropped_indent),
     ("ap: drifted ID", slip_ap_drifted_id),
     ("same file twice", slip_same_file_twice),
@@ -374,34 +492,51 @@ SLIPS = [
 # --------------------------------------------------------------------------
 # Running and scoring.
 
-def run(binary, fmt, before, patch, path):
+def tree_of(tmp):
+    files = {}
+    for dirpath, _, names in os.walk(tmp):
+        for n in names:
+            full = os.path.join(dirpath, n)
+            with open(full, "rb") as f:
+                files[os.path.relpath(full, tmp)] = f.read()
+    return files
+
+
+def run(binary, fmt, before, patch, path, again=False):
+    """Applies `patch` to a tree holding `before` at `path`: the exit code,
+    the tree, the output; with `again`, applies it a second time to what
+    the first run left and adds whether that second run left the tree as
+    it was."""
     tmp = tempfile.mkdtemp(prefix="gp-acc-")
     try:
         target = os.path.join(tmp, path)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "w", encoding="utf-8", newline="") as f:
             f.write("\n".join(before) + "\n")
-        p = subprocess.run(
-            [binary, "apply", "--root", tmp, "--format", fmt, "--json"],
-            input=patch.encode(), capture_output=True, timeout=60,
-        )
-        files = {}
-        for dirpath, _, names in os.walk(tmp):
-            for n in names:
-                full = os.path.join(dirpath, n)
-                with open(full, "rb") as f:
-                    files[os.path.relpath(full, tmp)] = f.read()
-        return p.returncode, files, p.stdout.decode(errors="replace")
+        argv = [binary, "apply", "--root", tmp, "--format", fmt, "--json"]
+        p = subprocess.run(argv, input=patch.encode(), capture_output=True, timeout=60)
+        files = tree_of(tmp)
+        if not again:
+            return p.returncode, files, p.stdout.decode(errors="replace")
+        q = subprocess.run(argv, input=patch.encode(), capture_output=True, timeout=60)
+        kept = q.returncode in (0, 1) and tree_of(tmp) == files
+        return p.returncode, files, p.stdout.decode(errors="replace"), kept, q.stdout.decode(errors="replace")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def as_files(path, lines):
+    return {path: ("\n".join(lines) + "\n").encode()}
+
+
 def score(code, files, path, before, intended):
-    was = {path: ("\n".join(before) + "\n").encode()}
+    """`intended`: the intended lines, a list of acceptable ones, or None
+    where refusing is the one right outcome."""
+    was = as_files(path, before)
     if intended is None:
         return "correct" if code == 1 and files == was else "wrong"
-    want = {path: ("\n".join(intended) + "\n").encode()}
-    if code == 0 and files == want:
+    wants = intended if intended and isinstance(intended[0], list) else [intended]
+    if code == 0 and any(files == as_files(path, w) for w in wants):
         return "correct"
     if code == 1 and files == was:
         return "refused"
@@ -426,8 +561,10 @@ def main():
         if len(cases) >= args.cases // 2:
             break
     table = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
+    spoiled = defaultdict(lambda: defaultdict(lambda: defaultdict(int)))
     out = open(args.json, "w") if args.json else None
     wrong = 0
+    reapplied = changed_again = 0
     for rel, lines, (s1, s2) in cases:
         path = "src/" + rel.replace(os.sep, "/")
         for start, other in ((s1, s2), (s2, s1)):
@@ -439,8 +576,14 @@ def main():
                     if made is None:
                         continue
                     before, patch, intended = made
-                    code, tree, stdout = run(args.bin, fmt, before, patch, path)
+                    code, tree, stdout, kept, again = run(args.bin, fmt, before, patch, path, again=True)
                     verdict = score(code, tree, path, before, intended)
+                    if code == 0:
+                        reapplied += 1
+                        if not kept:
+                            changed_again += 1
+                            if args.show_wrong:
+                                print(f"--- applied twice changed the tree: {name} / {fmt} / {path}:{start + 1}\n{patch}\n{again}\n", file=sys.stderr)
                     table[name][fmt][verdict] += 1
                     if verdict == "wrong":
                         wrong += 1
@@ -448,6 +591,21 @@ def main():
                             print(f"--- wrong: {name} / {fmt} / {path}:{start + 1}\n{patch}\n{stdout}\n", file=sys.stderr)
                     if out:
                         out.write(json.dumps({"slip": name, "format": fmt, "file": path, "line": start + 1,
+                                              "verdict": verdict, "exit": code}) + "\n")
+                for name, spoil_old, spoil_new, both in independent_corruptions():
+                    made = corrupted(fmt, path, lines, e, spoil_old, spoil_new, both)
+                    if made is None:
+                        continue
+                    before, patch, wants = made
+                    code, tree, stdout = run(args.bin, fmt, before, patch, path)
+                    verdict = score(code, tree, path, before, wants)
+                    spoiled[name][fmt][verdict] += 1
+                    if verdict == "wrong":
+                        wrong += 1
+                        if args.show_wrong:
+                            print(f"--- wrong: {name} / {fmt} / {path}:{start + 1}\n{patch}\n{stdout}\n", file=sys.stderr)
+                    if out:
+                        out.write(json.dumps({"corruption": name, "format": fmt, "file": path, "line": start + 1,
                                               "verdict": verdict, "exit": code}) + "\n")
     print(f"{len(cases) * 2} edits in {len(cases)} files of the Python {sys.version.split()[0]} standard library; "
           "each cell: correct / refused / wrong")
@@ -461,8 +619,20 @@ def main():
             cells.append("—" if not c else f"{c['correct']} / {c['refused']} / {c['wrong']}")
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
+    print("Independent corruptions (the metamorphic property): correct / refused / wrong")
+    print()
+    print("| corruption | " + " | ".join(FORMATS) + " |")
+    print("|---|" + "---|" * len(FORMATS))
+    for name, *_ in independent_corruptions():
+        cells = []
+        for fmt in FORMATS:
+            c = spoiled[name].get(fmt)
+            cells.append("—" if not c else f"{c['correct']} / {c['refused']} / {c['wrong']}")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print()
+    print(f"applied twice: {reapplied} patches that applied, {changed_again} changed the tree again")
     print(f"wrong edits: {wrong}")
-    sys.exit(1 if wrong else 0)
+    sys.exit(1 if wrong or changed_again else 0)
 
 
 if __name__ == "__main__":

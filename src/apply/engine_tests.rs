@@ -142,7 +142,9 @@ fn normalised_pass_folds_typographic_punctuation_and_keeps_file_text() {
     let text = "  say(\u{201C}hi\u{201D}) \u{2014} ok\nnext\n";
     assert_eq!(
         check(text, vec![e]).unwrap(),
-        // The added line is indented as the file indents the block.
-        "  say(\u{201C}hi\u{201D}) \u{2014} ok\n  added\n"
+        // The added line takes the place of `next`, at column 0 in the
+        // file as in the patch: it stays as written (the first line's
+        // indentation differing says nothing about it).
+        "  say(\u{201C}hi\u{201D}) \u{2014} ok\nadded\n"
     );
 }

@@ -343,6 +343,15 @@ impl<'f, 'p> Evolving<'f, 'p> {
         }
     }
 
+    /// The live node before `id` (`NIL` at the start).
+    pub fn prev(&self, id: u32) -> u32 {
+        if id == NIL {
+            NIL
+        } else {
+            self.nodes.get(id).prev
+        }
+    }
+
     /// The original line a node shows, if it is one.
     pub fn original_line(&self, id: u32) -> Option<usize> {
         if id as usize >= self.nodes.len() {

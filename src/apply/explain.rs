@@ -101,6 +101,60 @@ impl Locating<'_, '_> {
             .path(rel.as_str())
             .target(self.target(region, "this line opens a block".into()))
             .hint("to add it after the whole construct, add `<ID> scope_end 1` (or apply with --tolerant)"),
+            Miss::Undecided(region, why) => Diagnostic::new(
+                Code::AmbiguousContext,
+                format!(
+                    "the {} matches `{rel}` at line {} only ignoring indentation, and its added lines read two ways: as written ({}), or moved as the {} was ({})",
+                    self.policy.advice.block,
+                    region.start + 1,
+                    why.written,
+                    self.policy.advice.block,
+                    why.mapped
+                ),
+            )
+            .at(edit.span, "the added lines' indentation is in doubt")
+            .path(rel.as_str())
+            .target(self.target(region, "indented otherwise than the patch".into()))
+            .note("the lines around the insertion fit both readings (or the added lines disagree), so the file does not decide")
+            .hint(format!(
+                "write the {} with the file's own indentation, and the added lines as they must appear in the file",
+                self.policy.advice.block
+            )),
+            Miss::Present { at, old_at } => {
+                let d = Diagnostic::new(
+                    Code::AmbiguousContext,
+                    format!(
+                        "what this change writes is already in `{rel}` at line {}: the patch may have been applied already",
+                        at.start + 1
+                    ),
+                )
+                .at(edit.span, "its result is there already")
+                .path(rel.as_str())
+                .target(self.target(at, "the new text, already here".into()))
+                .note("applied again, it would change the file a second time; applied only once, it changes nothing");
+                let fix = match (old_at, edit.locator.hint) {
+                    (Some(_), Some(crate::ir::Hint::Near(_))) => "else correct the line numbers",
+                    (Some(_), _) => "else point the header (or anchor) at the text to change",
+                    (None, _) => "to add the lines again, give the change more context that shows where",
+                };
+                let d = match old_at {
+                    Some(old) => d.target(self.target(old, "the old text occurs here too".into())),
+                    None => d,
+                };
+                d.hint(format!("if the patch was applied before, there is nothing to do; {fix}"))
+            }
+            Miss::AwayFromItsLine { at, line } => Diagnostic::new(
+                Code::ContextNotFound,
+                format!(
+                    "the lines this hunk removes are not at line {} of `{rel}`, where its header points, and it has no context lines to place it",
+                    line + 1
+                ),
+            )
+            .at(edit.span, "a hunk without context")
+            .path(rel.as_str())
+            .target(self.target(at, "the same lines occur here".into()))
+            .note("a patch applied before, or a wrong line number: without context the two cannot be told apart")
+            .hint("add unchanged context lines around the change, or correct the line number"),
             Miss::Ambiguous { part, found, level } => self.ambiguous(edit, part, &found, level, drift),
             Miss::NotFound { part, from } => self.not_found(edits, i, part, from, drift),
         }

@@ -1,11 +1,21 @@
 //! Added lines follow the file's indentation when a match had to ignore
-//! leading whitespace. The old lines and the file's lines they matched
-//! give pairs of indentation (patch, file); from them comes a mapping: a
-//! block shifted, tabs written as spaces, or the reverse. An added line
-//! whose indentation is one of the old lines' takes that line's file
-//! indentation; any other is placed relative to the least indented old
-//! line, converted by the same rule. Lines kept from the file keep the
-//! file's own text anyway.
+//! leading whitespace, and the patch shows it differed. The old lines and
+//! the file's lines they matched give pairs of indentation (patch, file);
+//! only where some pair differs is there a mapping: a block shifted, tabs
+//! written as spaces, or the reverse. An added line whose indentation is
+//! one of the old lines' takes that line's file indentation; any other is
+//! placed relative to the least indented old line, converted by the same
+//! rule. Lines kept from the file keep the file's own text anyway.
+//!
+//! An added line has two readings where the mapping moves it: as written,
+//! and mapped. The file decides between them only by the lines around the
+//! added one (the old lines before and after it in the patch): a reading
+//! that gives the indentation one of them has in the file fits its place.
+//! Where only the written reading fits (the context was quoted at another
+//! depth, the added lines at the file's), the lines are kept as written;
+//! where only the mapped one does, they are mapped; where both fit, or the
+//! added lines disagree, the patch is refused ([`Undecided`]): never a
+//! guess.
 
 use super::output::Builder;
 use super::text::{FileText, Region};
@@ -19,12 +29,23 @@ pub struct Indent {
     /// the file.
     patch: String,
     file: String,
-    /// Every (patch, file) pair the old lines showed.
+    /// Every (patch, file) pair the old lines showed, one for each patch
+    /// indentation (the first).
     pairs: Vec<(String, String)>,
+    /// Every file indentation a patch indentation met, where the old lines
+    /// showed several for one (the patch indents alike what the file does
+    /// not).
+    several: std::collections::HashMap<String, Vec<String>>,
     convert: Convert,
     /// Whether the rule gives every old line its file indentation; if not,
     /// only the pairs themselves are trusted.
     by_rule: bool,
+    /// The lines a new block writes again exactly as old lines (ap's
+    /// `content` writes its context so): each takes the file's
+    /// indentation of the old line it copies.
+    copies: std::collections::HashMap<String, String>,
+    /// The added lines stay as written; only the copies are mapped.
+    as_written: bool,
 }
 
 /// How indentation beyond (or short of) the least indented line converts.
@@ -44,15 +65,69 @@ pub fn leading(s: &str) -> &str {
     &s[..n]
 }
 
+/// The file's lines just outside a matched region: the last non-blank one
+/// before it and the first after it, by their text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Outside<'f> {
+    pub before: Option<&'f str>,
+    pub after: Option<&'f str>,
+}
+
+impl<'f> Outside<'f> {
+    /// Around `region` of `file`.
+    pub fn of(file: &FileText<'f>, region: Region) -> Outside<'f> {
+        let line = |i: usize| Some(file.line(i)).filter(|l| !is_blank(l));
+        Outside {
+            before: (0..region.start.min(file.len())).rev().find_map(line),
+            after: (region.end..file.len()).find_map(line),
+        }
+    }
+}
+
+/// Whether a line opens a block: what follows it belongs inside it.
+fn opens(line: &str) -> bool {
+    line.trim_end().ends_with([':', '{', '(', '['])
+}
+
+/// Why the added lines of an edit are refused: they read two ways, and the
+/// file fits both (or one added line fits each).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecided {
+    /// An added line's indentation as the patch writes it, in words.
+    pub written: String,
+    /// Its indentation mapped as the old lines were, in words.
+    pub mapped: String,
+}
+
 /// The mapping a match at `level` implies, from the non-blank old lines
 /// and the non-blank lines of `region` they matched, in order. `None`
-/// when the level compared indentation, the edit adds nothing, or nothing
-/// differs.
-pub fn relaxed(file: &FileText, level: Level, region: Region, edit: &Edit) -> Option<Indent> {
+/// when the level compared indentation, the edit adds nothing, nothing
+/// differs, or the added lines stay as written.
+pub fn relaxed(
+    file: &FileText,
+    level: Level,
+    region: Region,
+    edit: &Edit,
+) -> Result<Option<Indent>, Undecided> {
     let mut lines = (region.start..region.end.min(file.len()))
         .map(|i| file.line(i))
         .filter(|l| !is_blank(l));
-    relaxed_by(level, edit, |_| lines.next())
+    relaxed_by(level, edit, Outside::of(file, region), |_| lines.next())
+}
+
+/// The file's indentation of each old line of `edit`, matched at `region`
+/// (the non-blank ones in order; blank ones are `None`).
+pub fn file_indents<'f>(file: &FileText<'f>, region: Region, edit: &Edit) -> Vec<Option<&'f str>> {
+    let mut lines = (region.start..region.end.min(file.len()))
+        .map(|i| file.line(i))
+        .filter(|l| !is_blank(l));
+    edit.old
+        .iter()
+        .map(|l| match is_blank(l.text) {
+            true => None,
+            false => lines.next().map(leading),
+        })
+        .collect()
 }
 
 /// As [`relaxed`], with the file's line for the `k`-th non-blank old line
@@ -60,7 +135,22 @@ pub fn relaxed(file: &FileText, level: Level, region: Region, edit: &Edit) -> Op
 pub fn relaxed_by<'f>(
     level: Level,
     edit: &Edit,
+    outside: Outside<'f>,
+    line: impl FnMut(usize) -> Option<&'f str>,
+) -> Result<Option<Indent>, Undecided> {
+    let mut file_ws = vec![None; edit.old.len()];
+    let Some(indent) = mapping(level, edit, line, &mut file_ws) else {
+        return Ok(None);
+    };
+    indent.decide(edit, &file_ws, outside)
+}
+
+/// The mapping alone, and the file's indentation of each old line it saw.
+fn mapping<'f>(
+    level: Level,
+    edit: &Edit,
     mut line: impl FnMut(usize) -> Option<&'f str>,
+    file_ws: &mut [Option<&'f str>],
 ) -> Option<Indent> {
     let adds = edit
         .new
@@ -74,8 +164,14 @@ pub fn relaxed_by<'f>(
         return None;
     }
     let mut pairs = vec![];
-    for (k, old) in edit.old.iter().filter(|l| !is_blank(l.text)).enumerate() {
+    let non_blank = edit
+        .old
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !is_blank(l.text));
+    for (k, (j, old)) in non_blank.enumerate() {
         let Some(have) = line(k) else { break };
+        file_ws[j] = Some(leading(have));
         // A soft start matched the first line after a prefix: its
         // indentation says nothing.
         if k == 0 && level == Level::SoftStart {
@@ -99,6 +195,66 @@ pub fn relaxed_by<'f>(
     Indent::from_pairs(pairs).filter(|i| i.by_rule)
 }
 
+/// A line of an edit's new block, and the old line it stands for.
+#[derive(Clone, Copy)]
+enum Entry<'e> {
+    /// Old line `j`, kept from the file.
+    Kept(usize),
+    /// Old line `j` written again exactly (a format whose new block is
+    /// whole writes its context so).
+    Copy(usize, &'e str),
+    /// A line the patch adds.
+    Added(&'e str),
+}
+
+impl Entry<'_> {
+    fn old(self) -> Option<usize> {
+        match self {
+            Entry::Kept(j) | Entry::Copy(j, _) => Some(j),
+            Entry::Added(_) => None,
+        }
+    }
+}
+
+/// Each line of the new block, as kept, copied or added; where the new
+/// block goes after (or before) the old block rather than in its place,
+/// the old block is counted kept before (or after) it.
+fn entries<'e>(edit: &'e Edit) -> Vec<Entry<'e>> {
+    let around = match edit.place {
+        crate::ir::Place::Replace => None,
+        place => Some(place),
+    };
+    let mut out = vec![];
+    if around == Some(crate::ir::Place::After) {
+        out.extend((0..edit.old.len()).map(Entry::Kept));
+    }
+    let mut next = 0;
+    for new in edit.new {
+        match new {
+            NewLine::Keep(from, count) => {
+                let from = *from as usize;
+                out.extend((from..from + *count as usize).map(Entry::Kept));
+                next = from + *count as usize;
+            }
+            NewLine::Add(line) if around.is_some() => out.push(Entry::Added(line.text)),
+            NewLine::Add(line) => {
+                let again = (next..edit.old.len()).find(|&j| edit.old[j].text == line.text);
+                match again {
+                    Some(j) => {
+                        out.push(Entry::Copy(j, line.text));
+                        next = j + 1;
+                    }
+                    None => out.push(Entry::Added(line.text)),
+                }
+            }
+        }
+    }
+    if around == Some(crate::ir::Place::Before) {
+        out.extend((0..edit.old.len()).map(Entry::Kept));
+    }
+    out
+}
+
 /// Indentation in words: `4 spaces`, `1 tab`, `1 tab and 2 spaces`.
 fn words(ws: &str) -> String {
     let tabs = ws.bytes().filter(|&b| b == b'\t').count();
@@ -117,6 +273,150 @@ fn only(ws: &str, c: u8) -> bool {
 }
 
 impl Indent {
+    /// Which reading of the added lines the file shows (see the module's
+    /// doc): the mapping, as written (`None`), or neither for sure.
+    /// `file_ws`: the file's indentation of each old line, where known.
+    pub fn decide(
+        self,
+        edit: &Edit,
+        file_ws: &[Option<&str>],
+        outside: Outside,
+    ) -> Result<Option<Indent>, Undecided> {
+        let placed = entries(edit);
+        let (mut written, mut mapped, mut both) = (None, None, None);
+        let mut chosen = std::collections::HashMap::new();
+        // A run of added lines is read one way: by its first line that is
+        // not blank; the others keep their place relative to it.
+        let mut i = 0;
+        while i < placed.len() {
+            let Entry::Added(_) = placed[i] else {
+                i += 1;
+                continue;
+            };
+            let start = i;
+            while i < placed.len() && matches!(placed[i], Entry::Added(_)) {
+                i += 1;
+            }
+            let run: Vec<&str> = placed[start..i]
+                .iter()
+                .filter_map(|e| match *e {
+                    Entry::Added(l) if !is_blank(l) => Some(l),
+                    _ => None,
+                })
+                .collect();
+            let Some(&first) = run.first() else { continue };
+            let restyled = self.restyled(leading(first));
+            let as_written = restyled.as_str();
+            let readings = self.readings(leading(first));
+            let moves = |l: &&str| {
+                self.readings(leading(l))
+                    .iter()
+                    .any(|r| *r != self.restyled(leading(l)))
+            };
+            if readings.is_empty() {
+                // The mapping cannot place the run's first line: the run
+                // stays as written, or, where the mapping would move
+                // another of its lines, reads two ways.
+                if run.iter().any(moves) {
+                    both = both.or(Some((
+                        words(as_written),
+                        "a shift it cannot take".to_string(),
+                    )));
+                }
+                continue;
+            }
+            if readings == [as_written] || run.iter().any(|l| self.readings(leading(l)).is_empty())
+            {
+                if run.iter().any(moves) && readings != [as_written] {
+                    both = both.or(Some((words(as_written), words(&readings[0]))));
+                }
+                continue;
+            }
+            // Its place: the old lines the run replaces; where it replaces
+            // none, the lines just before and after it (in the patch, else
+            // in the file); after a line that opens a block, the block's
+            // own first line.
+            let before = placed[..start].iter().rev().find_map(|e| e.old());
+            let after = placed[i..].iter().find_map(|e| e.old());
+            let from = before.map_or(0, |b| b + 1);
+            let to = after.unwrap_or(edit.old.len());
+            let replaced: Vec<&str> = file_ws[from.min(to)..to]
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
+            let prev = match before {
+                Some(b) => file_ws[b].map(|ws| (ws, opens(edit.old[b].text))),
+                None => outside.before.map(|l| (leading(l), opens(l))),
+            };
+            let next = match after {
+                Some(a) => file_ws[a],
+                None => outside.after.map(leading),
+            };
+            let around: Vec<&str> = match (replaced.is_empty(), prev) {
+                (false, _) => replaced,
+                (true, Some((_, true))) => next.into_iter().collect(),
+                (true, _) => prev.map(|(ws, _)| ws).into_iter().chain(next).collect(),
+            };
+            let fits = |ws: &str| around.contains(&ws);
+            let fitting: Vec<&String> = readings
+                .iter()
+                .filter(|r| r.as_str() != as_written && fits(r))
+                .collect();
+            let pair = |m: &str| (words(as_written), words(m));
+            match (fits(as_written), fitting.as_slice()) {
+                (true, []) => written = written.or(Some(pair(&readings[0]))),
+                (false, [one]) => {
+                    // The run moves as its first line does.
+                    let shift = (one.as_str(), leading(first));
+                    for l in &run {
+                        if let Some(ws) = self.moved_like(leading(l), shift) {
+                            chosen.insert(l.to_string(), ws);
+                        }
+                    }
+                    mapped = mapped.or(Some(pair(one)));
+                }
+                // Neither fits: the patch's own structure decides, unless
+                // the run stands at column 0 (its indentation dropped,
+                // perhaps, rather than shifted).
+                (false, []) if readings.len() == 1 && !as_written.is_empty() => {}
+                (_, found) => {
+                    both = both.or(Some(pair(found.first().map_or(&readings[0], |r| *r))))
+                }
+            }
+        }
+        let undecided = |(written, mapped): (String, String)| Undecided { written, mapped };
+        let copies = placed
+            .iter()
+            .filter_map(|e| match *e {
+                Entry::Copy(j, text) => Some((text.to_string(), file_ws[j]?.to_string())),
+                _ => None,
+            })
+            .collect();
+        let mut indent = Indent { copies, ..self };
+        indent.copies.extend(chosen);
+        // Nothing the mapping would move: as written (and the format's own
+        // repairs, such as ap's dropped indent, may still apply).
+        let moves_any = placed.iter().any(|e| match *e {
+            Entry::Added(l) => !is_blank(l) && indent.map(l).is_some_and(|ws| ws != leading(l)),
+            Entry::Copy(_, l) => indent.map(l).is_some_and(|ws| ws != leading(l)),
+            Entry::Kept(_) => false,
+        });
+        if !moves_any && both.is_none() {
+            return Ok(None);
+        }
+        match (written, mapped, both) {
+            (Some(w), Some(_), _) => Err(undecided(w)),
+            (Some(_), None, _) if !indent.copies.is_empty() => Ok(Some(Indent {
+                as_written: true,
+                ..indent
+            })),
+            (Some(_), None, _) => Ok(None),
+            (None, None, Some(b)) => Err(undecided(b)),
+            _ => Ok(Some(indent)),
+        }
+    }
+
     /// The pairs are borrowed: most matches indent as the patch does, and
     /// are answered before anything is copied.
     fn from_pairs(pairs: Vec<(&str, &str)>) -> Option<Indent> {
@@ -129,7 +429,16 @@ impl Indent {
             .collect();
         // One file indentation for each patch indentation: the first old
         // line's, where the patch indents lines alike that the file does
-        // not (its block was not merely shifted).
+        // not (its block was not merely shifted); the others are kept, for
+        // the added lines a file's place decides.
+        let mut several: std::collections::HashMap<String, Vec<String>> = Default::default();
+        for (p, f) in &pairs {
+            let seen = several.entry(p.clone()).or_default();
+            if !seen.contains(f) {
+                seen.push(f.clone());
+            }
+        }
+        several.retain(|_, fs| fs.len() > 1);
         let mut seen = std::collections::HashSet::new();
         pairs.retain(|(p, _)| seen.insert(p.clone()));
         let (patch, file) = pairs.iter().min_by_key(|(p, _)| p.len())?.clone();
@@ -153,8 +462,11 @@ impl Indent {
             patch,
             file,
             pairs,
+            several,
             convert: Convert::Same,
             by_rule: true,
+            copies: Default::default(),
+            as_written: false,
         };
         let fits = |indent: &Indent| {
             indent
@@ -200,8 +512,11 @@ impl Indent {
             patch: String::new(),
             file: file.to_string(),
             pairs: vec![],
+            several: Default::default(),
             convert: Convert::Same,
             by_rule: true,
+            copies: Default::default(),
+            as_written: false,
         }
     }
 
@@ -218,6 +533,13 @@ impl Indent {
             .iter()
             .find(|(p, f)| p != f)
             .map_or((&self.patch, &self.file), |(p, f)| (p, f));
+        if self.as_written {
+            return format!(
+                "the added lines already have the file's indentation where they go, and stay as written; the lines the patch writes again became the file's ({} for {})",
+                words(file),
+                words(patch)
+            );
+        }
         format!(
             "added lines are indented as the file is: the patch's {} became the file's {}",
             words(patch),
@@ -253,8 +575,54 @@ impl Indent {
         })
     }
 
+    /// Patch indentation `ws` of a line in a run whose first line (patch
+    /// indentation `shift.1`) goes to `shift.0`: the same difference, or
+    /// the mapping's reading where there is no one difference.
+    fn moved_like(&self, ws: &str, shift: (&str, &str)) -> Option<String> {
+        let (to, from) = shift;
+        if let Some(extra) = ws.strip_prefix(from) {
+            return Some(format!("{to}{extra}"));
+        }
+        self.readings(ws).into_iter().next()
+    }
+
+    /// `ws` as the patch writes it, in the file's characters where the two
+    /// indent with different ones (tabs for spaces): the same columns, no
+    /// shift. The reading "as written".
+    fn restyled(&self, ws: &str) -> String {
+        let (unit, to_tabs) = match self.convert {
+            Convert::Same => return ws.to_string(),
+            Convert::SpacesToTabs(unit) => (unit, true),
+            Convert::TabsToSpaces(unit) => (unit, false),
+        };
+        let at: usize = ws.bytes().map(|b| if b == b'\t' { unit } else { 1 }).sum();
+        match to_tabs {
+            true => format!("{}{}", "\t".repeat(at / unit), " ".repeat(at % unit)),
+            false => " ".repeat(at),
+        }
+    }
+
+    /// Every indentation the mapping may give patch indentation `ws`: the
+    /// file indentations the old lines showed for it, else the rule's.
+    fn readings(&self, ws: &str) -> Vec<String> {
+        if let Some(several) = self.several.get(ws) {
+            return several.clone();
+        }
+        match self.pairs.iter().find(|(p, _)| p == ws) {
+            Some((_, f)) => vec![f.clone()],
+            None if self.by_rule => self.by_rule(ws).into_iter().collect(),
+            None => vec![],
+        }
+    }
+
     /// The indentation `line` gets in the file, if the mapping applies to it.
-    fn map(&self, line: &str) -> Option<String> {
+    pub fn map(&self, line: &str) -> Option<String> {
+        if let Some(ws) = self.copies.get(line) {
+            return Some(ws.clone());
+        }
+        if self.as_written {
+            return None;
+        }
         let ws = leading(line);
         match self.pairs.iter().find(|(p, _)| p == ws) {
             Some((_, f)) => Some(f.clone()),

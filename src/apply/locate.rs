@@ -81,6 +81,17 @@ pub enum Miss {
     BeforeCursor,
     /// The nesting guard refused to put a declaration inside this block.
     Nested(Region),
+    /// The block matched at `region` ignoring indentation, and its added
+    /// lines read two ways the file does not decide between.
+    Undecided(Region, indent::Undecided),
+    /// The edit's new block is already at `at`, where the edit would put
+    /// it (or where its line hint points, the old block being elsewhere):
+    /// applied already, or meant to be applied again; never guessed.
+    Present { at: Region, old_at: Option<Region> },
+    /// A hunk without context lines, whose removed lines are not at the
+    /// line its header names but elsewhere (`at`): its line number is all
+    /// that placed it.
+    AwayFromItsLine { at: Region, line: usize },
 }
 
 /// Which block of an edit.
@@ -237,11 +248,13 @@ impl<'a, 'f> Locating<'a, 'f> {
         }
         let mut first_only = loc.uniqueness == Uniqueness::FirstAfterCursor;
         let anchor = loc.anchor().filter(|a| !a.is_empty());
+        let mut anchored_at = None;
         if let Some(anchor) = anchor {
             match self.anchor(edit, anchor, from, first_only) {
                 Ok(after) => {
                     from = after;
                     first_only = true;
+                    anchored_at = Some(after);
                 }
                 Err(
                     miss @ Miss::NotFound {
@@ -270,9 +283,16 @@ impl<'a, 'f> Locating<'a, 'f> {
             }
             found => found?,
         };
+        self.at_its_line(edit, region, level, drift)?;
+        if let Some(after) = anchored_at {
+            if let Some(placed) = self.between_anchor_and_block(edit, after, region, level)? {
+                return Ok(placed);
+            }
+        }
         // Re-indentation happens only at a level that is a slip, so the
         // slip's warning names the mapping.
-        let indent = indent::relaxed(self.file, level, region, edit);
+        let indent = indent::relaxed(self.file, level, region, edit)
+            .map_err(|why| Miss::Undecided(region, why))?;
         if level.is_slip() {
             self.slip(edit, Part::Block, region, level, indent.as_ref());
         } else if let Some(indent) = &indent {
@@ -296,7 +316,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             self.warnings.push(d);
         }
         let region = self.extend(edit, region)?;
-        let placed = self.place(edits, i, region)?;
+        let placed = self.place(edits, i, region, level)?;
         Ok(placed.map(|p| Placed {
             indent: indent.map(Box::new).or(p.indent),
             ..p
@@ -441,11 +461,95 @@ impl<'a, 'f> Locating<'a, 'f> {
         Ok(self.after_anchor(edit, anchor, hit, level))
     }
 
+    /// A block found away from the line its hint names: refused where the
+    /// new block is already at that line (the patch was applied, and the
+    /// old block occurs elsewhere too), or where the hunk has no context
+    /// lines, so that only its line number placed it.
+    fn at_its_line(
+        &self,
+        edit: &Edit,
+        region: Region,
+        level: Level,
+        drift: isize,
+    ) -> Result<(), Miss> {
+        let Some(Hint::Near(h)) = edit.locator.hint else {
+            return Ok(());
+        };
+        let expected = (h as usize).saturating_add_signed(drift);
+        if region.start == expected || edit.old.is_empty() {
+            return Ok(());
+        }
+        let new = new_lines(edit);
+        if !new.is_empty() {
+            if let Some(at) = find::match_at(self.file, expected, &Want::new(&new, level)) {
+                return Err(Miss::Present {
+                    at,
+                    old_at: Some(region),
+                });
+            }
+        }
+        let no_context = edit
+            .new
+            .iter()
+            .all(|n| matches!(n, crate::ir::NewLine::Add(_)));
+        if no_context {
+            return Err(Miss::AwayFromItsLine {
+                at: region,
+                line: expected,
+            });
+        }
+        Ok(())
+    }
+
+    /// A block found after its anchor, further on than the edit's new
+    /// block, which already stands between the two: the edit was applied
+    /// (the old block occurs again further on). Skipped as done under the
+    /// policy's `skip_applied`, else refused; never applied further on.
+    fn between_anchor_and_block(
+        &mut self,
+        edit: &Edit,
+        after: usize,
+        region: Region,
+        level: Level,
+    ) -> Result<Option<Option<Placed>>, Miss> {
+        let new = new_lines(edit);
+        if new.is_empty() || region.end <= after {
+            return Ok(None);
+        }
+        let level = if level.ignores_indentation() {
+            Level::Trimmed
+        } else {
+            Level::TrailingWhitespace
+        };
+        let want = Want::new(&new, level);
+        // Between the anchor and the end of the block found: the content
+        // may end with the block itself, where it writes the block again.
+        let hit = find::find(self.file, &want, after, region.end, usize::MAX)
+            .into_iter()
+            .find(|r| r.end <= region.end && *r != region);
+        let Some(at) = hit else {
+            return Ok(None);
+        };
+        if !self.policy.skip_applied {
+            return Err(Miss::Present {
+                at,
+                old_at: Some(region),
+            });
+        }
+        self.done_already(
+            edit,
+            at.end,
+            "its content already follows the anchor, and its snippet is further on",
+        );
+        Ok(Some(None))
+    }
+
     /// Whether an anchor that is not in the file may be ignored: the
     /// format allows it, and the block matches exactly once in the whole
     /// file, at or after `from`. Warns when it is.
     fn without_anchor(&mut self, edit: &Edit, anchor: &[Line], from: usize) -> bool {
-        if !self.policy.unfound_anchor_ignored || edit.old.is_empty() {
+        let stacked = edit.locator.reach.as_ref().is_some_and(|r| r.stacked);
+        if !self.policy.unfound_anchor_ignored || edit.old.is_empty() || stacked {
             return false;
         }
         let loc = &edit.locator;

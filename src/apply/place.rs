@@ -21,21 +21,53 @@ impl Locating<'_, '_> {
         edits: &[Edit],
         i: usize,
         region: Region,
+        level: Level,
     ) -> Result<Option<Placed>, Miss> {
-        let placed = self.placement(edits, i, region)?;
-        Ok(placed.map(|mut p| {
-            if self.policy.reindent_dropped && !p.blank_first {
-                p.indent = self.dropped_indent(&edits[i], region).map(Box::new);
-            }
-            p
-        }))
+        let Some(mut placed) = self.placement(edits, i, region, level)? else {
+            return Ok(None);
+        };
+        if self.policy.reindent_dropped && !placed.blank_first {
+            placed.indent = self.dropped_indent(&edits[i], region)?.map(Box::new);
+        }
+        Ok(Some(placed))
     }
 
     /// ap's dropped indent: content whose least indented line is at column
     /// 0, none of whose lines opens a block (ends with `:` or an opening
     /// bracket), for a target the file indents (the region's least indented
-    /// line; for an insertion after it, its last).
-    fn dropped_indent(&mut self, edit: &Edit, region: Region) -> Option<Indent> {
+    /// line; for an insertion after it, its last). Lines of the content
+    /// already at the file's indentation for their place stay as written,
+    /// as after any relaxed match (`indent.rs`).
+    fn dropped_indent(&mut self, edit: &Edit, region: Region) -> Result<Option<Indent>, Miss> {
+        let Some(indent) = self.column_zero(edit, region) else {
+            return Ok(None);
+        };
+        let file_ws = super::indent::file_indents(self.file, region, edit);
+        let outside = super::indent::Outside::of(self.file, region);
+        let Some(indent) = indent
+            .decide(edit, &file_ws, outside)
+            .map_err(|why| Miss::Undecided(region, why))?
+        else {
+            return Ok(None);
+        };
+        self.warnings.push(
+            Diagnostic::new(
+                Code::ToleratedFormatSlip,
+                format!(
+                    "the content starts at column 0 where `{}` indents its target with {}; it was indented the same",
+                    self.rel,
+                    indent.file_words()
+                ),
+            )
+            .at(edit.span, "content with its indentation dropped")
+            .path(self.rel.as_str())
+            .hint("write `content` with the indentation the file has at that place"),
+        );
+        Ok(Some(indent))
+    }
+
+    /// The mapping of a dropped indent, if the content has one.
+    fn column_zero(&self, edit: &Edit, region: Region) -> Option<Indent> {
         let content = new_lines(edit);
         // The content's least indented line stands for it: a block whose
         // first line is a continuation starts deeper.
@@ -66,21 +98,7 @@ impl Locating<'_, '_> {
         if ws.is_empty() || (edit.place == Place::After && opens(line)) {
             return None;
         }
-        let indent = Indent::from_column_zero(ws);
-        self.warnings.push(
-            Diagnostic::new(
-                Code::ToleratedFormatSlip,
-                format!(
-                    "the content starts at column 0 where `{}` indents its target with {}; it was indented the same",
-                    self.rel,
-                    indent.file_words()
-                ),
-            )
-            .at(edit.span, "content with its indentation dropped")
-            .path(self.rel.as_str())
-            .hint("write `content` with the indentation the file has at that place"),
-        );
-        Some(indent)
+        Some(Indent::from_column_zero(ws))
     }
 
     /// Where the new block goes, or that it is there already.
@@ -89,6 +107,7 @@ impl Locating<'_, '_> {
         edits: &[Edit],
         i: usize,
         region: Region,
+        level: Level,
     ) -> Result<Option<Placed>, Miss> {
         let edit = &edits[i];
         let skip = self.policy.skip_applied;
@@ -102,6 +121,13 @@ impl Locating<'_, '_> {
                     self.done_already(edit, region.end, "the target already reads as the content");
                     return Ok(None);
                 }
+                if let Some(at) = self.inserted_already(edit, region, level) {
+                    if !skip {
+                        return Err(Miss::Present { at, old_at: None });
+                    }
+                    self.done_already(edit, at.end, "the lines it adds are there already");
+                    return Ok(None);
+                }
                 self.cursor = region.end;
                 Ok(Some(placed(region)))
             }
@@ -111,8 +137,24 @@ impl Locating<'_, '_> {
                 }
                 let content = content();
                 let moved = self.nested(region, &content);
+                // After the end of the file (`$`), the content is there when
+                // the file ends with it.
+                if region.is_empty() && self.precedes(edits, region.start, &content) {
+                    let at = Region::new(region.start.saturating_sub(content.len()), region.start);
+                    if !skip {
+                        return Err(Miss::Present { at, old_at: None });
+                    }
+                    self.done_already(edit, region.end, "the file already ends with the content");
+                    return Ok(None);
+                }
                 for end in [Some(region.end), moved].into_iter().flatten() {
-                    if let Some(r) = skip.then(|| self.follows(end, &content)).flatten() {
+                    if let Some(r) = self.follows(end, &content) {
+                        if !skip {
+                            return Err(Miss::Present {
+                                at: r,
+                                old_at: None,
+                            });
+                        }
                         self.done_already(edit, r.end, "the content already follows the snippet");
                         return Ok(None);
                     }
@@ -137,7 +179,26 @@ impl Locating<'_, '_> {
                     return Ok(None);
                 }
                 let content = content();
-                if skip && self.precedes(edits, region.start, &content) {
+                // Before the start of the file (`^`), the content is there
+                // when the file starts with it.
+                if region.is_empty() {
+                    if let Some(r) = self.follows(region.start, &content) {
+                        if !skip {
+                            return Err(Miss::Present {
+                                at: r,
+                                old_at: None,
+                            });
+                        }
+                        self.done_already(edit, r.end, "the file already starts with the content");
+                        return Ok(None);
+                    }
+                }
+                if self.precedes(edits, region.start, &content) {
+                    if !skip {
+                        let at =
+                            Region::new(region.start.saturating_sub(content.len()), region.start);
+                        return Err(Miss::Present { at, old_at: None });
+                    }
                     self.done_already(
                         edit,
                         region.start,
@@ -148,6 +209,38 @@ impl Locating<'_, '_> {
                 self.cursor = self.cursor.max(region.start);
                 Ok(Some(placed(Region::new(region.start, region.start))))
             }
+        }
+    }
+
+    /// An edit that only adds lines around its old block (or, with none,
+    /// at a point), whose added lines are already there, in place: the
+    /// lines the new block covers. Applying it would add them twice. The
+    /// lines compare as the old block matched (ignoring indentation where
+    /// its match did, since the added lines then follow the file's).
+    fn inserted_already(&self, edit: &Edit, region: Region, level: Level) -> Option<Region> {
+        let (before, _) = insertion(edit, level)?;
+        if region.len() != edit.old.len() {
+            return None;
+        }
+        let new = new_lines(edit);
+        let level = if level.ignores_indentation() {
+            Level::Trimmed
+        } else {
+            Level::TrailingWhitespace
+        };
+        let want = Want::new(&new, level);
+        let at =
+            |start: usize| find::match_at(self.file, start, &want).filter(|r| r.len() == new.len());
+        match (edit.old.is_empty(), region.start.checked_sub(before)) {
+            // With no old block, the lines may stand just before the point
+            // (an append at the end) or just after it (after an anchor).
+            (true, _) => region
+                .start
+                .checked_sub(new.len())
+                .and_then(at)
+                .or_else(|| at(region.start)),
+            (false, Some(start)) => at(start),
+            (false, None) => None,
         }
     }
 
@@ -168,12 +261,15 @@ impl Locating<'_, '_> {
 
     /// A block that is not there, under `skip_applied`: a deletion whose
     /// lines no earlier edit removed is done already, and so is a
-    /// replacement whose content is there; anything else is a miss.
+    /// replacement whose content is there; anything else is a miss. A
+    /// deletion whose lines are still there in the main, in order (one of
+    /// them changed since the patch was written), is stale, not done.
     pub(super) fn absent(&mut self, edit: &Edit, from: usize) -> Result<Option<Placed>, Miss> {
         let content = new_lines(edit);
         if edit.place == Place::Replace
             && content.is_empty()
             && self.consumed_by(edit.old).is_none()
+            && !self.mostly_there(edit.old, from)
         {
             self.done_already(edit, self.cursor, "the snippet is not in the file");
             return Ok(None);
@@ -198,6 +294,16 @@ impl Locating<'_, '_> {
             part: Part::Block,
             from,
         })
+    }
+
+    /// Whether more than half of `block`'s lines (two at least) still
+    /// stand in the file at their offsets, at or after `from`.
+    fn mostly_there(&self, block: &[Line], from: usize) -> bool {
+        let lines = block.iter().filter(|l| !is_blank(l.text)).count();
+        match find::nearest(self.file, block, true, from, None) {
+            Some((_, agree)) => agree >= 2 && agree * 2 > lines,
+            None => false,
+        }
     }
 
     /// The earlier edit that replaced or removed lines where `block` was.
@@ -283,6 +389,32 @@ impl Locating<'_, '_> {
         );
         self.cursor = self.cursor.max(to);
     }
+}
+
+/// How many lines an edit adds before and after its old block, when it
+/// only adds lines around it: its new block is the old block (as `level`
+/// compares lines) with lines before and after; `None` for an edit that
+/// removes or changes a line, or adds none.
+pub fn insertion(edit: &Edit, level: Level) -> Option<(usize, usize)> {
+    let new = new_lines(edit);
+    let n = edit.old.len();
+    let key = |s: &str| match level.ignores_indentation() {
+        true => trim(s).to_string(),
+        false => s.trim_end().to_string(),
+    };
+    let aligned = |k: usize| (0..n).all(|j| key(new[k + j].text) == key(edit.old[j].text));
+    // Where the format kept old lines, they say where the old block is;
+    // else the first place its text is.
+    let kept = edit.new_lines().enumerate().find_map(|(p, n)| match n {
+        crate::ir::New::Keep(j) => Some(p.checked_sub(j)),
+        crate::ir::New::Add(_) => None,
+    });
+    let k = match kept {
+        Some(k) => k.filter(|&k| k + n <= new.len() && aligned(k))?,
+        None => (0..=new.len().checked_sub(n)?).find(|&k| aligned(k))?,
+    };
+    let (before, after) = (k, new.len() - k - n);
+    (before + after > 0).then_some((before, after))
 }
 
 /// The lines that are not blank, trimmed, in the order given.

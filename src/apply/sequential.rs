@@ -13,7 +13,7 @@ use super::output::Pieces;
 use super::plan::{OpCx, Step};
 use super::text::FileText;
 use crate::error::{Code, Diagnostic, Reported};
-use crate::ir::{Edit, Level, Uniqueness};
+use crate::ir::{Edit, Level, Line, Uniqueness};
 use crate::paths::RelPath;
 
 /// Where a sequential edit goes: after node `after` (an insertion), over
@@ -51,6 +51,8 @@ impl<'s> OpCx<'_, 's> {
         let mut ev = Evolving::new(file, self.source, edits);
         let mut cursor = NIL;
         let mut failed = 0;
+        // Whether an operation changes lines an earlier one wrote.
+        let mut chained = false;
         for (i, edit) in edits.iter().enumerate() {
             match self.spot(&ev, rel, edits, i, cursor) {
                 Ok(Spot {
@@ -59,6 +61,7 @@ impl<'s> OpCx<'_, 's> {
                     level,
                     indent,
                 }) => {
+                    chained |= run.iter().any(|&id| ev.original_line(id).is_none());
                     if level.is_slip() {
                         let at = match run.first().and_then(|&id| ev.original_line(id)) {
                             Some(line) => {
@@ -91,7 +94,56 @@ impl<'s> OpCx<'_, 's> {
         if failed > 0 {
             return Err(Reported);
         }
+        // A later operation changed what an earlier one wrote: the lines
+        // each adds are not the patch's result, so only the whole patch,
+        // read backwards, tells whether its result is here already.
+        if chained && self.undone_by_reverse(rel, text, edits) {
+            return self.fail(
+                Diagnostic::new(
+                    Code::AmbiguousContext,
+                    format!("the result of these operations is already in `{rel}`: the patch may have been applied already"),
+                )
+                .path(rel.as_str())
+                .note("read backwards, every operation finds its result in the file; applied again, they would change it a second time")
+                .hint("if the patch was applied before, there is nothing to do; else give each operation the text as it reads now"),
+            );
+        }
         Ok(ev.pieces())
+    }
+
+    /// Whether every operation, taken back in reverse order (its new block
+    /// replaced by its old one), finds its place in `text`.
+    fn undone_by_reverse(&self, rel: &RelPath, text: &str, edits: &[Edit]) -> bool {
+        let olds: Vec<Vec<Line>> = edits.iter().map(super::locate::new_lines).collect();
+        let news: Vec<Vec<crate::ir::NewLine>> = edits
+            .iter()
+            .map(|e| e.old.iter().map(|&l| crate::ir::NewLine::Add(l)).collect())
+            .collect();
+        let reversed: Vec<Edit> = edits
+            .iter()
+            .zip(olds.iter().zip(&news))
+            .rev()
+            .map(|(e, (old, new))| Edit {
+                old,
+                new,
+                old_no_eol: e.new_no_eol,
+                new_no_eol: e.old_no_eol,
+                ..e.clone()
+            })
+            .collect();
+        if reversed.iter().any(|e| e.old.is_empty()) {
+            return false;
+        }
+        let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
+        let mut ev = Evolving::new(file, self.source, &reversed);
+        let mut cursor = NIL;
+        for i in 0..reversed.len() {
+            match self.spot(&ev, rel, &reversed, i, cursor) {
+                Ok(spot) => cursor = ev.splice(spot.after, &spot.run, &reversed[i], i, spot.indent),
+                Err(_) => return false,
+            }
+        }
+        true
     }
 
     /// Where edit `i` goes in the file as it is now: the node it goes
@@ -122,8 +174,16 @@ impl<'s> OpCx<'_, 's> {
                     [] => continue,
                     [start] => {
                         let run = ev.run(*start, edit.old.len());
-                        let indent =
-                            indent::relaxed_by(level, edit, |j| run.get(j).map(|&id| ev.line(id)));
+                        // Lines it adds already there: explained by the
+                        // full search, which refuses it.
+                        if inserted_already(ev, &run, edit, level) {
+                            return Err(1);
+                        }
+                        // Undecided: explained by the full search.
+                        let indent = indent::relaxed_by(level, edit, outside(ev, &run), |j| {
+                            run.get(j).map(|&id| ev.line(id))
+                        })
+                        .map_err(|_| 1usize)?;
                         return Ok(Spot {
                             after: NIL,
                             run,
@@ -227,5 +287,58 @@ impl<'s> OpCx<'_, 's> {
             }
         }
         d
+    }
+}
+
+/// Whether an edit that only adds lines around its old block, found at
+/// `run`, finds them there already (the check `place.rs` makes in the text
+/// written out, made on the evolving file).
+fn inserted_already(ev: &Evolving, run: &[u32], edit: &Edit, level: Level) -> bool {
+    let Some((before, after)) = super::place::insertion(edit, level) else {
+        return false;
+    };
+    let (Some(&first), Some(&last)) = (run.first(), run.last()) else {
+        return false;
+    };
+    let new = super::locate::new_lines(edit);
+    let key = |s: &'_ str| -> String {
+        match level.ignores_indentation() {
+            true => s.trim().to_string(),
+            false => trim_end(s).to_string(),
+        }
+    };
+    let same = |id: u32, line: &Line| id != NIL && key(ev.line(id)) == key(line.text);
+    let mut at = first;
+    let preceded = new[..before].iter().rev().all(|l| {
+        at = ev.prev(at);
+        same(at, l)
+    });
+    let mut at = last;
+    let followed = new[new.len() - after..].iter().all(|l| {
+        at = ev.next(at);
+        same(at, l)
+    });
+    preceded && followed
+}
+
+fn trim_end(s: &str) -> &str {
+    s.trim_end_matches([' ', '\t', '\r'])
+}
+
+/// The lines just outside a run, as `indent::Outside` wants them.
+fn outside<'e>(ev: &'e Evolving, run: &[u32]) -> indent::Outside<'e> {
+    let line = |mut id: u32, forward: bool| loop {
+        id = if forward { ev.next(id) } else { ev.prev(id) };
+        if id == NIL {
+            return None;
+        }
+        let text = ev.line(id);
+        if !crate::trim::is_blank(text) {
+            return Some(text);
+        }
+    };
+    indent::Outside {
+        before: run.first().and_then(|&id| line(id, false)),
+        after: run.last().and_then(|&id| line(id, true)),
     }
 }

@@ -279,7 +279,15 @@ impl<'a> Lowering<'a, Codex<'a>> {
         let reported = self.diags.len();
         let mut edits = vec![];
         for (i, hunk) in hunks.into_iter().enumerate() {
-            if let Some(edit) = self.hunk(hunk, i + 1 == n_hunks) {
+            if let Some(mut edit) = self.hunk(hunk, i + 1 == n_hunks) {
+                // `@@ class A` then `@@ def f():`: the second header is
+                // stacked under the first, and must be found too.
+                let under_header = edits.last().is_some_and(|e: &Edit| {
+                    e.old.is_empty() && e.new.is_empty() && e.locator.anchor().is_some()
+                });
+                if under_header && edit.locator.anchor().is_some() {
+                    edit.locator.reach_mut().stacked = true;
+                }
                 edits.push(edit);
             }
         }
@@ -377,7 +385,10 @@ impl<'a> Lowering<'a, Codex<'a>> {
         (edit.old, edit.new) = (self.keep(&old), self.keep_new(&mut new));
         (self.own.old, self.own.new) = (old, new);
         let loc = &mut edit.locator;
-        if loc.anchor().is_some() || loc.hint.is_some() {
+        // `@@ CONTEXT` and `@@ :N` take the first match after them; a
+        // unified diff's range header is a line hint as in a unified diff:
+        // an exact match at its line wins, else the hunk must be unique.
+        if loc.anchor().is_some() || matches!(loc.hint, Some(Hint::From(_))) {
             loc.uniqueness = Uniqueness::FirstAfterCursor;
         }
         if edit.old.is_empty() && edit.new.is_empty() {

@@ -360,6 +360,21 @@ fn run_in_memory(case: &Case) -> Option<(Outcome, Vec<String>)> {
     if case.twice && problems.is_empty() {
         let second = apply(case, &patch, &mut tree, root);
         problems.extend(again(case, "memory", second, &Snapshot::from_mem(&tree)));
+    } else if case.error.is_none() && problems.is_empty() {
+        // Re-application never changes the tree: the second run is
+        // skipped as done already, or refused, and writes nothing.
+        let after = tree.clone();
+        let second = apply(case, &patch, &mut tree, root);
+        if tree != after {
+            problems.push(format!(
+                "memory: applied a second time, the patch changed the tree again ({:?})",
+                second
+                    .diagnostics
+                    .iter()
+                    .map(|d| d.code.as_str())
+                    .collect::<Vec<_>>()
+            ));
+        }
     }
     Some((outcome, problems))
 }
@@ -500,4 +515,144 @@ fn repopatch_fixtures_cover_every_repopatch_error_code() {
 fn ap_fixtures_cover_every_ap_error_code() {
     assert_covered(Format::Ap, &EVERY_FORMAT);
     assert_covered(Format::Ap, &[Code::IdMismatch]);
+}
+
+/// The lines of `patch` an applier must find, not write: udiff's and
+/// codex's context lines, RepoPatch's old blocks, ap's `snippet`, `anchor`
+/// and `snippet_tail` values. Each spoiled by `spoil`; `None` when the
+/// patch has none.
+fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> Option<String> {
+    let mut out = String::new();
+    let mut spoiled = false;
+    let mut in_locator = false;
+    let id = patch
+        .lines()
+        .find_map(|l| l.strip_suffix(" AP 3.1").or(l.strip_suffix(" AP 3.2")));
+    // The lines found: a block that writes them again in the same
+    // operation (RepoPatch's new block, ap's content) writes them spoiled
+    // alike, as a model would.
+    let mut found: Vec<&str> = vec![];
+    for line in patch.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        let (body, cr) = match body.strip_suffix('\r') {
+            Some(b) => (b, "\r"),
+            None => (body, ""),
+        };
+        let (prefix, text) = match format {
+            Format::Udiff | Format::Codex => match body.strip_prefix(' ') {
+                Some(text) if !text.trim().is_empty() => (" ", Some(text)),
+                _ => ("", None),
+            },
+            Format::Repopatch => {
+                if ["REPLACE", "DELETE", "INSERT BEFORE", "INSERT AFTER"].contains(&body.trim()) {
+                    found.clear();
+                }
+                if let Some(text) = body.strip_prefix("- ") {
+                    found.push(text);
+                }
+                match body
+                    .strip_prefix("- ")
+                    .or_else(|| body.strip_prefix(". ").filter(|t| found.contains(t)))
+                {
+                    Some(text) if !text.trim().is_empty() => (&body[..2], Some(text)),
+                    _ => ("", None),
+                }
+            }
+            Format::Ap => {
+                let directive = id.and_then(|id| body.strip_prefix(id)).map(str::trim);
+                if let Some(word) = directive {
+                    in_locator = matches!(word, "snippet" | "anchor" | "snippet_tail");
+                    if ["REPLACE", "DELETE", "INSERT_AFTER", "INSERT_BEFORE", "FILE"]
+                        .contains(&word)
+                    {
+                        found.clear();
+                    }
+                    ("", None)
+                } else if body.trim().is_empty() {
+                    ("", None)
+                } else if in_locator {
+                    found.push(body);
+                    ("", Some(body))
+                } else if found.contains(&body) {
+                    ("", Some(body))
+                } else {
+                    ("", None)
+                }
+            }
+        };
+        match text {
+            Some(text) => {
+                out.push_str(prefix);
+                out.push_str(&spoil(text));
+                out.push_str(cr);
+                out.push('\n');
+                spoiled = true;
+            }
+            None => out.push_str(line),
+        }
+    }
+    spoiled.then_some(out)
+}
+
+/// The metamorphic property over every success fixture: the lines the
+/// applier must find, spoiled the way models spoil them (quoted a level
+/// deeper, with trailing spaces), give exactly the fixture's result, or a
+/// refusal that writes nothing; never another tree.
+#[test]
+fn spoiled_success_fixtures_give_their_result_or_a_refusal() {
+    type Spoiler = (&'static str, fn(&str) -> String);
+    let spoilers: [Spoiler; 3] = [
+        ("one level deeper", |l| format!("    {l}")),
+        ("trailing spaces", |l| format!("{l}  ")),
+        ("tabs for four spaces", |l| {
+            let n = l.len() - l.trim_start_matches(' ').len();
+            format!("{}{}{}", "\t".repeat(n / 4), " ".repeat(n % 4), &l[n..])
+        }),
+    ];
+    let (mut right, mut refused, mut problems) = (0, 0, vec![]);
+    for format in [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap] {
+        for (name, dir) in cases(format) {
+            let case = load(format, name, dir);
+            // Patches already spoiled (their warnings say so) are left out:
+            // a second spoiling may undo the first (make the context exact
+            // again), and then the added lines are rightly left as written.
+            let spoiled_already = case.warnings.iter().any(|w| w == "whitespace_fuzz");
+            if case.error.is_some()
+                || !case.before.links.is_empty()
+                || case.patch.contains("{ROOT}")
+                || spoiled_already
+            {
+                continue;
+            }
+            for (what, spoil) in spoilers {
+                let Some(patch) = spoil_found_lines(format, &case.patch, spoil) else {
+                    continue;
+                };
+                let mut tree: MemTree = case.before.to_mem(&case.modes);
+                let outcome = apply(&case, &patch, &mut tree, Path::new(MEM_ROOT));
+                let got = Snapshot::from_mem(&tree);
+                if outcome.ok() && got == case.after {
+                    right += 1;
+                } else if !outcome.ok() && got == case.before {
+                    refused += 1;
+                } else {
+                    problems.push(format!(
+                        "{format}/{}: {what}: {}\n{patch}",
+                        case.name,
+                        super::support::describe_difference(&case.after, &got)
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "spoiled success fixtures: {right} right, {refused} refused, {} wrong",
+        problems.len()
+    );
+    assert!(
+        problems.is_empty(),
+        "{} wrong:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

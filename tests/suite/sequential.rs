@@ -57,8 +57,48 @@ fn render(ops: &[Op]) -> String {
 
 /// The model: the new text, or the code of the first operation that fails.
 /// The file is its text: split into lines before each operation, joined
-/// after it, ending with a line end if it did.
-fn model(mut text: String, ops: &[Op]) -> Result<String, Code> {
+/// after it, ending with a line end if it did. An operation that only adds
+/// lines around its block, whose added lines are already there, is refused
+/// (applied already, or meant to add them again: never guessed); and where
+/// an operation changes lines an earlier one wrote, the patch is refused
+/// when, taken back in reverse order, every operation finds its place: its
+/// result is there already.
+fn model(text: String, ops: &[Op]) -> Result<String, Code> {
+    let (out, chained) = forward(text.clone(), ops)?;
+    if chained && reverse(&text, ops) {
+        return Err(Code::AmbiguousContext);
+    }
+    Ok(out)
+}
+
+/// Every operation taken back, in reverse order: its new block (as the
+/// patch writes it) replaced by its old one. Whether all find their place.
+fn reverse(text: &str, ops: &[Op]) -> bool {
+    let mut back = vec![];
+    for op in ops.iter().rev() {
+        let written: Vec<&'static str> = match op.kind {
+            0 => op.new.clone(),
+            1 => return false,
+            2 => op.new.iter().chain(&op.old).copied().collect(),
+            _ => op.old.iter().chain(&op.new).copied().collect(),
+        };
+        if written.is_empty() {
+            return false;
+        }
+        back.push(Op {
+            kind: 0,
+            old: written,
+            new: op.old.clone(),
+        });
+    }
+    forward(text.to_string(), &back).is_ok()
+}
+
+/// The operations in turn: the new text and whether one of them changed
+/// lines an earlier one wrote.
+fn forward(mut text: String, ops: &[Op]) -> Result<(String, bool), Code> {
+    let mut written: Vec<bool> = text.lines().map(|_| false).collect();
+    let mut chained = false;
     for op in ops {
         let final_newline = text.ends_with('\n');
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -77,49 +117,104 @@ fn model(mut text: String, ops: &[Op]) -> Result<String, Code> {
             1 => found[0],
             _ => return Err(Code::AmbiguousContext),
         };
+        chained |= written[at..at + n].iter().any(|&w| w);
         let matched: Vec<String> = lines[at..at + n].to_vec();
         let added = op.new.iter().map(|s| s.to_string());
-        let replacement: Vec<String> = match op.kind {
-            0 => {
-                // Lines the two blocks share at either end keep the file's text.
-                let prefix = op
-                    .old
-                    .iter()
-                    .zip(&op.new)
-                    .take_while(|(o, n)| o == n)
-                    .count();
-                let room = n.min(op.new.len()) - prefix;
-                let suffix = op
-                    .old
-                    .iter()
-                    .rev()
-                    .zip(op.new.iter().rev())
-                    .take(room)
-                    .take_while(|(o, n)| o == n)
-                    .count();
-                (0..op.new.len())
-                    .map(|i| {
-                        if i < prefix {
-                            matched[i].clone()
-                        } else if i >= op.new.len() - suffix {
-                            matched[n - (op.new.len() - i)].clone()
-                        } else {
-                            op.new[i].to_string()
-                        }
-                    })
-                    .collect()
+        // Lines the two blocks of a REPLACE share at either end keep the
+        // file's text.
+        let prefix = op
+            .old
+            .iter()
+            .zip(&op.new)
+            .take_while(|(o, n)| o == n)
+            .count();
+        let room = n.min(op.new.len()) - prefix;
+        let suffix = op
+            .old
+            .iter()
+            .rev()
+            .zip(op.new.iter().rev())
+            .take(room)
+            .take_while(|(o, n)| o == n)
+            .count();
+        // The lines an insertion adds before and after the block: a REPLACE
+        // whose new block starts or ends with its old one (lines compared as
+        // the block is matched, trailing whitespace aside) adds lines too.
+        let alike = |a: &[&str], b: &[&str]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.trim_end() == y.trim_end())
+        };
+        // Where the REPLACE keeps old lines at either end, they say where
+        // the old block sits in the new one; else the first place its text is.
+        let m = op.new.len();
+        let aligned = match (prefix, suffix) {
+            _ if m <= n => None,
+            (1.., _) => Some(0),
+            (0, 1..) => Some(m - n),
+            _ => (0..=m - n).find(|&k| alike(&op.new[k..k + n], &op.old)),
+        }
+        .filter(|&k| alike(&op.new[k..k + n], &op.old));
+        let around: Option<(&[&str], &[&str])> = match op.kind {
+            0 => aligned.map(|k| (&op.new[..k], &op.new[k + n..])),
+            2 => Some((&op.new[..], &[])),
+            3 => Some((&[], &op.new[..])),
+            _ => None,
+        };
+        if let Some((before, after)) = around {
+            let same = |at: Option<usize>, l: &str| {
+                at.and_then(|i| lines.get(i))
+                    .is_some_and(|f| f.trim_end() == l.trim_end())
+            };
+            let preceded = before
+                .iter()
+                .rev()
+                .enumerate()
+                .all(|(k, l)| same(at.checked_sub(k + 1), l));
+            let followed = after
+                .iter()
+                .enumerate()
+                .all(|(k, l)| same(Some(at + n + k), l));
+            if preceded && followed {
+                return Err(Code::AmbiguousContext);
             }
-            1 => vec![],
-            2 => added.chain(matched.iter().cloned()).collect(),
-            _ => matched.iter().cloned().chain(added).collect(),
+        }
+        let (replacement, marks): (Vec<String>, Vec<bool>) = match op.kind {
+            0 => (0..op.new.len())
+                .map(|i| {
+                    if i < prefix {
+                        (matched[i].clone(), written[at + i])
+                    } else if i >= op.new.len() - suffix {
+                        let j = n - (op.new.len() - i);
+                        (matched[j].clone(), written[at + j])
+                    } else {
+                        (op.new[i].to_string(), true)
+                    }
+                })
+                .unzip(),
+            1 => (vec![], vec![]),
+            2 => added
+                .map(|a| (a, true))
+                .chain(
+                    matched
+                        .iter()
+                        .cloned()
+                        .zip(written[at..at + n].iter().copied()),
+                )
+                .unzip(),
+            _ => matched
+                .iter()
+                .cloned()
+                .zip(written[at..at + n].iter().copied())
+                .chain(added.map(|a| (a, true)))
+                .unzip(),
         };
         lines.splice(at..at + n, replacement);
+        written.splice(at..at + n, marks);
         text = lines.join("\n");
         if final_newline && !lines.is_empty() {
             text.push('\n');
         }
     }
-    Ok(text)
+    Ok((text, chained))
 }
 
 proptest! {

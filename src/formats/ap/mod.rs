@@ -132,6 +132,46 @@ fn syntax_error(
     syntax_diagnostic(text, base + at, &names, hint)
 }
 
+/// A directive with another patch's ID before where the parse failed
+/// (a drifted ID on the first `FILE`, say): the first reason the patch does
+/// not read, `id_mismatch` at that line rather than a syntax error below.
+fn drifted_before(
+    err: &ParseError<usize, lexer::Tok, lexer::LexError>,
+    input: &str,
+    base: usize,
+) -> Option<Diagnostic> {
+    let at = match err {
+        ParseError::UnrecognizedToken {
+            token: (at, ..), ..
+        }
+        | ParseError::ExtraToken { token: (at, ..) } => *at,
+        ParseError::UnrecognizedEof { location, .. } | ParseError::InvalidToken { location } => {
+            *location
+        }
+        ParseError::User { .. } => return None,
+    };
+    let header = lexer::Lexer::new(input)
+        .flatten()
+        .find(|(_, t, _)| *t == lexer::Tok::Header)
+        .map(|(s, _, _)| &input[s..s + 8])?;
+    let start = lexer::Lexer::new(input)
+        .map_while(Result::ok)
+        .take_while(|(s, _, _)| *s < at)
+        .find(|&(s, t, e)| t == lexer::Tok::Foreign && ids::directive_id(&input[s..e]).is_some())
+        .map(|(s, _, _)| s)?;
+    let other = &input[start..start + 8];
+    Some(
+        Diagnostic::new(
+            Code::IdMismatch,
+            format!("directive with patch ID `{other}`, but the header's is `{header}`"),
+        )
+        .at(Span::new(base + start, base + start + 8), "another ID")
+        .hint(format!(
+            "every directive must start with the header's ID: write `{header}` here"
+        )),
+    )
+}
+
 /// The diagnostic of a line no terminal takes.
 fn lex_error(error: lexer::LexError, text: &str, base: usize) -> Diagnostic {
     use lexer::LexError;
@@ -192,9 +232,10 @@ pub fn parse<'t>(
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
     let mut lexer = lexer::Lexer::new(input);
-    let tree = grammar::LooseParser::new()
-        .parse(&mut lexer)
-        .map_err(|e| vec![syntax_error(e, text, body.start)])?;
+    let tree = grammar::LooseParser::new().parse(&mut lexer).map_err(|e| {
+        vec![drifted_before(&e, input, body.start)
+            .unwrap_or_else(|| syntax_error(e, text, body.start))]
+    })?;
     let mut lower = Lower::new(
         text,
         store,
@@ -246,8 +287,9 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
             (false, true) => Some(NestingGuard::Move),
         },
         anchor_by_block: true,
-        // 3.2 §3.6: content that opens no block of its own is a dropped indent.
-        reindent_dropped: !v31,
+        // 3.2 §3.6: content that opens no block of its own is a dropped
+        // indent; in 3.1 too (written flat it breaks the code, exit 0).
+        reindent_dropped: true,
         correct_ranges: true,
         stop_at_miss: true,
         finish: Finish {

@@ -193,6 +193,7 @@ fn reach<'a>(
             range_end,
             scope_end,
             widen,
+            stacked: false,
         })
     })
 }
