@@ -371,6 +371,53 @@ def slip_same_file_twice(fmt, path, lines, e, rng, second=None):
     return lines, text, first.apply(last.apply(lines))
 
 
+def insertion(fmt, path, old, added):
+    """A patch that adds `added` right after the lines `old`, in the form
+    each format has for it."""
+    if fmt == "udiff":
+        body = [f"--- a/{path}", f"+++ b/{path}", f"@@ -1,{len(old)} +1,{len(old) + len(added)} @@"]
+        body += [" " + l for l in old] + ["+" + l for l in added]
+    elif fmt == "codex":
+        body = ["*** Begin Patch", f"*** Update File: {path}", "@@"]
+        body += [" " + l for l in old] + ["+" + l for l in added] + ["*** End Patch"]
+    elif fmt == "repopatch":
+        body = ["PATCHSET", f"PATCH {path}", "INSERT AFTER"] + ["- " + l for l in old] + ["---"]
+        body += [". " + l for l in added] + ["ENDPATCH", "ENDPATCHSET"]
+    else:
+        body = [f"{AP_ID} AP 3.2", f"{AP_ID} FILE", path, f"{AP_ID} INSERT_AFTER", f"{AP_ID} snippet"]
+        body += old + [f"{AP_ID} content"] + added
+    return "\n".join(body) + "\n"
+
+
+def unique(lines, at, n):
+    keys = [norm(l) for l in lines]
+    block = keys[at : at + n]
+    return all(block) and sum(1 for i in range(len(keys) - n + 1) if keys[i : i + n] == block) == 1
+
+
+def slip_insert_after(fmt, path, lines, e, rng):
+    """A line added after three lines, with no context after it: applied
+    again, the three lines are still there, and so is the added line
+    (udiff's line numbers are left wrong: the context decides)."""
+    if not unique(lines, e.start, 3):
+        return None
+    added = [ws(e.old[2]) + "checked = True"]
+    intended = lines[: e.start + 3] + added + lines[e.start + 3 :]
+    return lines, insertion(fmt, path, e.old[:3], added), intended
+
+
+def slip_append_at_end(fmt, path, lines, e, rng, second=None):
+    """A line appended after the file's last three lines (once a file)."""
+    n = len(lines)
+    if second is None or e.start > second.start or not unique(lines, n - 3, 3):
+        return None
+    added = [ws(lines[-1]) + "checked = True"]
+    text = insertion(fmt, path, lines[-3:], added)
+    if fmt == "udiff":
+        text = text.replace("@@ -1,3 +1,4 @@", f"@@ -{n - 2},3 +{n - 2},4 @@")
+    return lines, text, lines + added
+
+
 def slip_missing_end(fmt, path, lines, e, rng):
     """The last line of the patch lost: it may be cut off, so refuse."""
     text = render(fmt, path, [e])
@@ -483,6 +530,8 @@ SLIPS = [
     ("ap: content at column 0", slip_ap_dropped_indent),
     ("ap: drifted ID", slip_ap_drifted_id),
     ("same file twice", slip_same_file_twice),
+    ("insertion, no context after", slip_insert_after),
+    ("appended at the end", slip_append_at_end),
     ("missing end marker (refuse)", slip_missing_end),
     ("stale target (refuse)", slip_stale),
     ("ambiguous once re-indented (refuse)", slip_ambiguous_indent),
@@ -571,7 +620,7 @@ def main():
             e, second = Edit(lines, start), Edit(lines, other)
             for fmt in FORMATS:
                 for name, slip in SLIPS:
-                    made = slip(fmt, path, lines, e, rng, second) if slip is slip_same_file_twice \
+                    made = slip(fmt, path, lines, e, rng, second) if slip in (slip_same_file_twice, slip_append_at_end) \
                         else slip(fmt, path, lines, e, rng)
                     if made is None:
                         continue

@@ -519,9 +519,14 @@ fn ap_fixtures_cover_every_ap_error_code() {
 
 /// The lines of `patch` an applier must find, not write: udiff's and
 /// codex's context lines, RepoPatch's old blocks, ap's `snippet`, `anchor`
-/// and `snippet_tail` values. Each spoiled by `spoil`; `None` when the
-/// patch has none.
-fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> Option<String> {
+/// and `snippet_tail` values. Each spoiled by `spoil`: the blank ones when
+/// `blank`, else the others; `None` when the patch has none.
+fn spoil_found_lines(
+    format: Format,
+    patch: &str,
+    blank: bool,
+    spoil: fn(&str) -> String,
+) -> Option<String> {
     let mut out = String::new();
     let mut spoiled = false;
     let mut in_locator = false;
@@ -530,7 +535,8 @@ fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> 
         .find_map(|l| l.strip_suffix(" AP 3.1").or(l.strip_suffix(" AP 3.2")));
     // The lines found: a block that writes them again in the same
     // operation (RepoPatch's new block, ap's content) writes them spoiled
-    // alike, as a model would.
+    // alike, as a model would. Not blank ones: which blank line written is
+    // the copy of which found is not known.
     let mut found: Vec<&str> = vec![];
     for line in patch.split_inclusive('\n') {
         let body = line.strip_suffix('\n').unwrap_or(line);
@@ -540,7 +546,7 @@ fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> 
         };
         let (prefix, text) = match format {
             Format::Udiff | Format::Codex => match body.strip_prefix(' ') {
-                Some(text) if !text.trim().is_empty() => (" ", Some(text)),
+                Some(text) if text.trim().is_empty() == blank => (" ", Some(text)),
                 _ => ("", None),
             },
             Format::Repopatch => {
@@ -552,9 +558,9 @@ fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> 
                 }
                 match body
                     .strip_prefix("- ")
-                    .or_else(|| body.strip_prefix(". ").filter(|t| found.contains(t)))
+                    .or_else(|| body.strip_prefix(". ").filter(|t| !blank && found.contains(t)))
                 {
-                    Some(text) if !text.trim().is_empty() => (&body[..2], Some(text)),
+                    Some(text) if text.trim().is_empty() == blank => (&body[..2], Some(text)),
                     _ => ("", None),
                 }
             }
@@ -568,12 +574,12 @@ fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> 
                         found.clear();
                     }
                     ("", None)
-                } else if body.trim().is_empty() {
+                } else if body.trim().is_empty() != blank {
                     ("", None)
                 } else if in_locator {
                     found.push(body);
                     ("", Some(body))
-                } else if found.contains(&body) {
+                } else if !blank && found.contains(&body) {
                     ("", Some(body))
                 } else {
                     ("", None)
@@ -582,8 +588,13 @@ fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> 
         };
         match text {
             Some(text) => {
-                out.push_str(prefix);
-                out.push_str(&spoil(text));
+                // A blank line emptied loses its marker's space as well.
+                let text = spoil(text);
+                out.push_str(match text.is_empty() {
+                    true => prefix.trim_end(),
+                    false => prefix,
+                });
+                out.push_str(&text);
                 out.push_str(cr);
                 out.push('\n');
                 spoiled = true;
@@ -600,14 +611,17 @@ fn spoil_found_lines(format: Format, patch: &str, spoil: fn(&str) -> String) -> 
 /// refusal that writes nothing; never another tree.
 #[test]
 fn spoiled_success_fixtures_give_their_result_or_a_refusal() {
-    type Spoiler = (&'static str, fn(&str) -> String);
-    let spoilers: [Spoiler; 3] = [
-        ("one level deeper", |l| format!("    {l}")),
-        ("trailing spaces", |l| format!("{l}  ")),
-        ("tabs for four spaces", |l| {
+    // (what, whether it spoils the blank lines, how)
+    type Spoiler = (&'static str, bool, fn(&str) -> String);
+    let spoilers: [Spoiler; 5] = [
+        ("one level deeper", false, |l| format!("    {l}")),
+        ("trailing spaces", false, |l| format!("{l}  ")),
+        ("tabs for four spaces", false, |l| {
             let n = l.len() - l.trim_start_matches(' ').len();
             format!("{}{}{}", "\t".repeat(n / 4), " ".repeat(n % 4), &l[n..])
         }),
+        ("blank lines padded", true, |l| format!("{l}    ")),
+        ("blank lines emptied", true, |_| String::new()),
     ];
     let (mut right, mut refused, mut problems) = (0, 0, vec![]);
     for format in [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap] {
@@ -624,8 +638,8 @@ fn spoiled_success_fixtures_give_their_result_or_a_refusal() {
             {
                 continue;
             }
-            for (what, spoil) in spoilers {
-                let Some(patch) = spoil_found_lines(format, &case.patch, spoil) else {
+            for (what, blank, spoil) in spoilers {
+                let Some(patch) = spoil_found_lines(format, &case.patch, blank, spoil) else {
                     continue;
                 };
                 let mut tree: MemTree = case.before.to_mem(&case.modes);

@@ -48,6 +48,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         lines.new.clear();
         let trailing_empty = self.hunk_body(&mut edit, &mut lines, body);
         self.drop_separator(&mut lines, old_count, &trailing_empty);
+        self.counted_blank_context(&mut lines, span, old_count, new_count);
         self.check_counts(&lines, header_span, old_count, new_count);
         (edit.old, edit.new) = (self.keep(&lines.old), self.keep_new(&mut lines.new));
         self.own.lines = lines;
@@ -169,6 +170,38 @@ impl<'a> Lowering<'a, Udiff<'a>> {
                     .at(first, "not counted by the hunk header"),
                 );
             }
+        }
+    }
+
+    /// The empty lines that end the patch text were taken off before the
+    /// grammar saw it; where the last hunk is short of its header's counts
+    /// by as many lines on both sides, and that many empty lines follow it,
+    /// they are its blank context lines (a model writes ` ` as an empty
+    /// line), not blank lines around the patch.
+    fn counted_blank_context(
+        &mut self,
+        lines: &mut HunkLines<'a>,
+        span: Span,
+        old_count: Option<usize>,
+        new_count: Option<usize>,
+    ) {
+        let (Some(old_count), Some(new_count)) = (old_count, new_count) else {
+            return;
+        };
+        let Some(rest) = self.text.get(span.end + 1..) else {
+            return;
+        };
+        let short = old_count.saturating_sub(lines.old.len());
+        if short == 0
+            || new_count.checked_sub(lines.new.len()) != Some(short)
+            || rest.len() < short
+            || rest.bytes().any(|b| b != b'\n')
+        {
+            return;
+        }
+        for _ in 0..short {
+            lines.new.push(NewLine::keep(lines.old.len()));
+            lines.old.push(Line::of(""));
         }
     }
 
