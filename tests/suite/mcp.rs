@@ -96,6 +96,33 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
         assert_eq!(done.structured_content.as_ref().unwrap()["ok"], true);
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nB\n");
 
+        // `idempotentHint` is true: a call sent again (an agent retrying
+        // after a time-out) leaves the tree as the first one left it, for
+        // a change and for insertions with no context after them (a udiff
+        // append, then a codex one).
+        let append_udiff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,3 @@\n a\n B\n+c\n";
+        let append_codex = "*** Begin Patch\n*** Update File: f.txt\n@@\n B\n c\n+d\n*** End Patch\n";
+        for (patch, after) in [
+            (PATCH, "a\nB\n"),
+            (append_udiff, "a\nB\nc\n"),
+            (append_codex, "a\nB\nc\nd\n"),
+        ] {
+            if patch != PATCH {
+                let first = client
+                    .call_tool(call("apply_patch", json!({ "patch": patch })))
+                    .await
+                    .unwrap();
+                assert_eq!(first.is_error, Some(false), "{}", text(&first));
+            }
+            let again = client
+                .call_tool(call("apply_patch", json!({ "patch": patch })))
+                .await
+                .unwrap();
+            assert_eq!(again.is_error, Some(true), "{patch}: {}", text(&again));
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), after, "{patch}");
+        }
+        std::fs::write(&file, "a\nB\n").unwrap();
+
         // Arguments outside the schema are refused, not guessed at: a tool
         // result with `isError` (the model reads it and corrects the call),
         // code `usage_error`, in the output schema's shape.
