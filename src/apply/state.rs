@@ -156,8 +156,13 @@ impl JournalFile {
         let dir = match self.dir(false) {
             Ok(Some(dir)) => dir,
             Ok(None) => return Ok(Logged::Missing),
+            // A directory others may write says nothing of its journals;
+            // where there is none, there is nothing to report.
             Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-                return Ok(Logged::Untrusted(e.to_string()))
+                return match std::fs::symlink_metadata(state_dir().join(&name)) {
+                    Err(none) if none.kind() == io::ErrorKind::NotFound => Ok(Logged::Missing),
+                    _ => Ok(Logged::Untrusted(e.to_string())),
+                };
             }
             Err(e) => return Err(e),
         };

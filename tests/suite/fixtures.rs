@@ -556,10 +556,10 @@ fn spoil_found_lines(
                 if let Some(text) = body.strip_prefix("- ") {
                     found.push(text);
                 }
-                match body
-                    .strip_prefix("- ")
-                    .or_else(|| body.strip_prefix(". ").filter(|t| !blank && found.contains(t)))
-                {
+                match body.strip_prefix("- ").or_else(|| {
+                    body.strip_prefix(". ")
+                        .filter(|t| !blank && found.contains(t))
+                }) {
                     Some(text) if text.trim().is_empty() == blank => (&body[..2], Some(text)),
                     _ => ("", None),
                 }

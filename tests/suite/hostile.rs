@@ -891,6 +891,56 @@ fn kill_nine_at_every_system_call_of_apply_and_recover() {
     eprintln!("kill -9 at system calls: {trials} apply trials, {journals} left a journal, {nested} recover trials; every tree before or after");
 }
 
+/// A state directory others may write proves nothing of the journals in
+/// it: a real interrupted apply's journal, once its directory is opened to
+/// everyone, is reported and never replayed, by `lint` or `recover`; an
+/// apply there refuses before writing; made the user's alone again, the
+/// same journal is recovered.
+#[test]
+fn a_state_directory_others_may_write_is_never_trusted() {
+    if !has_strace() {
+        return missing_strace();
+    }
+    let (site, patch) = crash_site();
+    let before = state_of(&site.root);
+    let root = site.root.to_str().unwrap();
+    let args = ["apply", "--root", root, patch.to_str().unwrap()];
+    strace_kill(&site, "renameat2", 2, &args);
+    let crashed = state_of(&site.root);
+    assert_ne!(crashed, before, "the crash came before any rename");
+    let journals = || fs::read_dir(&site.state).unwrap().count();
+    assert_eq!(journals(), 1, "the interrupted apply left its journal");
+    fs::set_permissions(&site.state, fs::Permissions::from_mode(0o777)).unwrap();
+
+    let add = "--- /dev/null\n+++ b/added.txt\n@@ -0,0 +1 @@\n+x\n";
+    let (code, v) = site.json(&["lint"], add);
+    assert_eq!(code, Some(0), "{v}");
+    assert!(codes(&v).contains(&"untrusted_journal".into()), "{v}");
+    let out = site.recover();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("untrusted_journal"),
+        "{out:?}"
+    );
+    let out = site.gp(&["apply", "--root", root], add.as_bytes());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not this user's alone"),
+        "{out:?}"
+    );
+    assert_eq!(
+        state_of(&site.root),
+        crashed,
+        "a run acted on an untrusted journal"
+    );
+
+    fs::set_permissions(&site.state, fs::Permissions::from_mode(0o700)).unwrap();
+    let out = site.recover();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(state_of(&site.root), before);
+    assert!(no_leftovers(&site));
+}
+
 /// For an apply crash (`crash`, on a fresh copy of `template` each time):
 /// kills `recover` at each of its calls, and checks that the next
 /// `recover` ends before or after, with nothing left behind.

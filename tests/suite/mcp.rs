@@ -101,7 +101,8 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
         // a change and for insertions with no context after them (a udiff
         // append, then a codex one).
         let append_udiff = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,3 @@\n a\n B\n+c\n";
-        let append_codex = "*** Begin Patch\n*** Update File: f.txt\n@@\n B\n c\n+d\n*** End Patch\n";
+        let append_codex =
+            "*** Begin Patch\n*** Update File: f.txt\n@@\n B\n c\n+d\n*** End Patch\n";
         for (patch, after) in [
             (PATCH, "a\nB\n"),
             (append_udiff, "a\nB\nc\n"),
