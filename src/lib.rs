@@ -35,6 +35,7 @@ pub mod mcp;
 pub mod paths;
 pub mod payload;
 pub mod report;
+mod request;
 pub mod unwrap;
 
 mod bytes;
@@ -53,6 +54,7 @@ use std::path::Path;
 use apply::FileTree;
 use error::{Code, Diagnostic};
 use formats::Format;
+pub use request::{Refused, Request};
 
 /// What the caller wants done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,13 +205,16 @@ pub fn run_with(
     root: Option<&Path>,
     options: Options,
 ) -> Outcome {
-    run_until(raw, format, mode, tree, root, options, &|| true)
+    let unwrapped = unwrap::unwrap(raw.into());
+    let format = format.or_else(|| formats::detect(unwrapped.body()));
+    run_unwrapped(unwrapped, format, mode, tree, root, options, &|| true)
 }
 
-/// [`run_with`], stopping before anything is written once `go_on` says
-/// so (a cancelled call): the outcome is then `cancelled`.
-pub fn run_until(
-    raw: impl Into<String>,
+/// The pipeline on a patch already unwrapped, whose format is given or was
+/// detected (`None`: unknown); stops before anything is written once
+/// `go_on` says so (a cancelled call), with the outcome `cancelled`.
+pub(crate) fn run_unwrapped(
+    mut unwrapped: unwrap::Unwrapped,
     format: Option<Format>,
     mode: Mode,
     tree: Option<&mut dyn FileTree>,
@@ -217,7 +222,6 @@ pub fn run_until(
     options: Options,
     go_on: &dyn Fn() -> bool,
 ) -> Outcome {
-    let mut unwrapped = unwrap::unwrap(raw.into());
     let mut outcome = Outcome {
         format,
         mode,
@@ -226,8 +230,7 @@ pub fn run_until(
         diagnostics: unwrapped.warnings.clone(),
         ignored_metadata: vec![],
     };
-    if options.tolerant && format.or_else(|| formats::detect(unwrapped.body())) == Some(Format::Ap)
-    {
+    if options.tolerant && format == Some(Format::Ap) {
         let body = unwrapped.body;
         let mut fixed = formats::correct_drifted_ids(&mut unwrapped.text, body);
         outcome.diagnostics.append(&mut fixed);
@@ -250,7 +253,7 @@ fn pipeline(
     options: Options,
     go_on: &dyn Fn() -> bool,
 ) -> Result<(), Vec<Diagnostic>> {
-    let format = match outcome.format.or_else(|| formats::detect(unwrapped.body())) {
+    let format = match outcome.format {
         Some(f) => f,
         None => {
             let d = Diagnostic::new(Code::UnknownFormat, "cannot tell which patch format this is")
@@ -326,76 +329,4 @@ fn pipeline(
             .collect();
     }
     Ok(())
-}
-
-/// Runs `patch` against the tree under `root` as every front end does:
-/// the root opened (locked, an interrupted apply recovered, with
-/// `recovered` warnings), synced with `fsync`, the pipeline run. Another
-/// apply holding the root past `wait` is a failed outcome (`root_busy`),
-/// as is an interrupted apply that cannot be recovered because a path
-/// changed since (`recovery_conflict`); a root that cannot be opened is
-/// the error.
-pub fn run_in_root(
-    patch: String,
-    format: Option<Format>,
-    mode: Mode,
-    root: &Path,
-    options: Options,
-    wait: std::time::Duration,
-    fsync: bool,
-) -> Result<Outcome, Box<Diagnostic>> {
-    let write = mode == (Mode::Apply { dry_run: false });
-    let (mut tree, recovered) = match apply::open_root(root, write, wait) {
-        Ok(opened) => opened,
-        Err(d) if matches!(d.code, Code::RootBusy | Code::RecoveryConflict) => {
-            let mut outcome = Outcome::failed(format, mode, *d);
-            outcome.text = patch;
-            return Ok(outcome);
-        }
-        Err(d) => return Err(d),
-    };
-    tree.set_sync(fsync);
-    let canonical = tree.root().to_path_buf();
-    let tree_ref: &mut dyn FileTree = &mut tree;
-    let mut outcome = run_with(
-        patch,
-        format,
-        mode,
-        Some(tree_ref),
-        Some(&canonical),
-        options,
-    );
-    outcome.add_warnings(recovered);
-    Ok(outcome)
-}
-
-/// One call as a library caller makes it (the Python bindings): `patch`
-/// (Unicode text, see `lossless::from_text`) in `format` (a name, or
-/// `None` to detect it), against the tree under
-/// `root` if given. Returns the JSON result (`schema/result.schema.json`),
-/// or, for a usage error (an unknown format, a root that cannot be
-/// opened), its message.
-pub fn run_at_root(
-    patch: String,
-    format: Option<&str>,
-    mode: Mode,
-    root: Option<&Path>,
-    options: Options,
-) -> Result<serde_json::Value, String> {
-    let format = formats::format_arg(format.unwrap_or("auto"))?;
-    let patch = lossless::from_text(patch);
-    let outcome = match root {
-        Some(root) => run_in_root(
-            patch,
-            format,
-            mode,
-            root,
-            options,
-            apply::DEFAULT_WAIT,
-            false,
-        )
-        .map_err(|d| d.message)?,
-        None => run_with(patch, format, mode, None, None, options),
-    };
-    Ok(report::to_value(&outcome))
 }

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use grammar_patch::error::Code;
 use grammar_patch::formats::{self, Format};
-use grammar_patch::{diagnostics, report, FileAction, Mode, Outcome};
+use grammar_patch::{diagnostics, report, FileAction, Mode, Outcome, Request};
 
 #[derive(Parser)]
 #[command(
@@ -388,80 +388,38 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
     }
 }
 
-fn patch_command(input: Input, mut mode: Mode) -> i32 {
+fn patch_command(input: Input, mode: Mode) -> i32 {
     let (json, dry_run) = (input.json, mode != (Mode::Apply { dry_run: false }));
-    let usage_error =
-        move |message: String| failed_command(Code::UsageError, message, json, dry_run);
-    let (name, mut text) = match read_patch(input.patch.as_deref()) {
+    let (name, text) = match read_patch(input.patch.as_deref()) {
         Ok(p) => p,
-        Err(e) => return usage_error(e.to_string()),
-    };
-    let mut format_name = input.format.clone();
-    // A JSON tool call carries the patch and, optionally, its options.
-    if let Some(call) = grammar_patch::payload::tool_call(&text) {
-        let call = match call {
-            Ok(call) => call,
-            Err(e) => return usage_error(format!("{name}: {e}")),
-        };
-        match (call.format, format_name.as_str()) {
-            (Some(f), "auto") => format_name = f,
-            (Some(f), given) if f != given => {
-                return usage_error(format!(
-                    "{name}: the tool call says format `{f}`, --format says `{given}`"
-                ))
-            }
-            _ => {}
-        }
-        if let (Some(true), Mode::Apply { .. }) = (call.dry_run, mode) {
-            mode = Mode::Apply { dry_run: true };
-        }
-        text = call.patch;
-    }
-    let format = match formats::format_arg(&format_name) {
-        Ok(f) => f,
-        Err(e) => return usage_error(e.to_string()),
-    };
-    // Lint checks against a tree only when asked to; apply always has one.
-    // An ap patch read from a file applies, by its spec, beside that file.
-    let ap_dir = || {
-        let is_ap = format
-            .or_else(|| formats::detect(grammar_patch::unwrap::unwrap(text.clone()).body()))
-            == Some(Format::Ap);
-        let file = input
-            .patch
-            .as_deref()
-            .filter(|p| *p != std::path::Path::new("-"))?;
-        is_ap.then(|| match file.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => PathBuf::from("."),
-        })
-    };
-    let root = match (&input.root, mode) {
-        (None, Mode::Lint) => None,
-        (Some(root), _) => Some(root.clone()),
-        (None, _) => Some(ap_dir().unwrap_or_else(|| PathBuf::from("."))),
+        Err(e) => return failed_command(Code::UsageError, e, json, dry_run),
     };
     let Some(wait) = seconds(input.wait) else {
-        return usage_error("--wait takes a number of seconds".into());
+        let e = "--wait takes a number of seconds".to_string();
+        return failed_command(Code::UsageError, e, json, dry_run);
     };
-    if input.diff && root.is_none() {
-        return usage_error("--diff shows changes to a tree: give --root".into());
+    let mut request = Request::new(text)
+        .mode(mode)
+        .format(&input.format)
+        .unpacking_tool_call(&name)
+        .tolerant(input.tolerant)
+        .diff(input.diff)
+        .wait(wait)
+        .fsync(input.fsync);
+    if let Some(root) = &input.root {
+        request = request.root(root);
     }
-    let options = grammar_patch::Options {
-        tolerant: input.tolerant,
-        diff: input.diff,
-    };
-    let outcome = match root.as_deref() {
-        Some(root) => {
-            match grammar_patch::run_in_root(text, format, mode, root, options, wait, input.fsync) {
-                Ok(outcome) => outcome,
-                Err(d) => return failed_command(d.code, d.message, json, dry_run),
-            }
+    if let Some(file) = &input.patch {
+        request = request.patch_file(file);
+    }
+    let dry_run = request.asked() != (Mode::Apply { dry_run: false });
+    match request.run() {
+        Ok(outcome) => {
+            print_outcome(&outcome, &name, input.json, input.diff);
+            outcome.exit_code()
         }
-        None => grammar_patch::run_with(text, format, mode, None, None, options),
-    };
-    print_outcome(&outcome, &name, input.json, input.diff);
-    outcome.exit_code()
+        Err(d) => failed_command(d.code, d.message, json, dry_run),
+    }
 }
 
 /// A command that failed before a patch could be applied: the message on

@@ -19,13 +19,10 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Map, Value};
 
-use std::panic::AssertUnwindSafe;
-
-use crate::apply::recover;
-use crate::apply::{open_root_until, DiskTree, FileTree, DEFAULT_WAIT};
-use crate::error::{Code, Diagnostic};
-use crate::formats::{self, Format};
-use crate::{agent, payload, report, run_until, Mode, Outcome};
+use crate::apply::DiskTree;
+use crate::error::Code;
+use crate::formats::Format;
+use crate::{agent, report, Mode, Request};
 
 /// The server: one root, fixed at start.
 #[derive(Debug, Clone)]
@@ -47,7 +44,7 @@ impl PatchServer {
         &self,
         mode: Mode,
         args: &Map<String, Value>,
-        go_on: &dyn Fn() -> bool,
+        go_on: &(dyn Fn() -> bool + Sync),
     ) -> Result<CallToolResult, ErrorData> {
         // Wrong arguments are a tool result the model reads and can
         // correct (`isError`, code `usage_error`), not a protocol error.
@@ -61,49 +58,14 @@ impl PatchServer {
         if mode == Mode::Lint && args.contains_key("dry_run") {
             return invalid("lint_patch never writes: it takes no `dry_run`".into());
         }
-        let call = match payload::from_fields(args.clone()) {
-            Ok(call) => call,
+        let request = match Request::from_fields(args.clone()) {
+            Ok(request) if mode == Mode::Lint => request.lint(),
+            Ok(request) => request,
             Err(e) => return invalid(e),
         };
-        let format = match formats::format_arg(call.format.as_deref().unwrap_or("auto")) {
-            Ok(format) => format,
-            Err(e) => return invalid(e),
-        };
-        let mode = match (mode, call.dry_run) {
-            (Mode::Apply { .. }, Some(dry_run)) => Mode::Apply { dry_run },
-            _ => mode,
-        };
-        let patch = call.patch;
-        let write = mode == (Mode::Apply { dry_run: false });
-        let outcome = match open_root_until(&self.root, write, DEFAULT_WAIT, go_on) {
-            Ok((mut tree, recovered)) => {
-                let options = crate::Options::default();
-                let mut outcome = guarded(&mut tree, |tree| {
-                    run_until(
-                        patch,
-                        format,
-                        mode,
-                        Some(tree),
-                        Some(&self.root),
-                        options,
-                        go_on,
-                    )
-                })
-                .unwrap_or_else(|d| Outcome::failed(format, mode, *d));
-                outcome.add_warnings(recovered);
-                outcome
-            }
-            Err(_) if !go_on() => Outcome::failed(
-                format,
-                mode,
-                Diagnostic::new(
-                    Code::Cancelled,
-                    "the call was cancelled while it waited for the root",
-                ),
-            ),
-            Err(d) if matches!(d.code, Code::RootBusy | Code::RecoveryConflict) => {
-                Outcome::failed(format, mode, *d)
-            }
+        let outcome = match request.root(&self.root).until(go_on).run() {
+            Ok(outcome) => outcome,
+            Err(d) if d.code == Code::UsageError => return invalid(d.message),
             Err(d) => return Err(ErrorData::internal_error(d.message, None)),
         };
         let value = report::to_value(&outcome);
@@ -115,35 +77,6 @@ impl PatchServer {
         };
         result.structured_content = Some(value);
         Ok(result)
-    }
-}
-
-/// Runs one tool call so that a panic (a bug) fails that call only: the
-/// tree is rolled back from its journal and the server goes on.
-fn guarded(
-    tree: &mut DiskTree,
-    call: impl FnOnce(&mut dyn FileTree) -> Outcome,
-) -> Result<Outcome, Box<Diagnostic>> {
-    match std::panic::catch_unwind(AssertUnwindSafe(|| call(&mut *tree))) {
-        Ok(outcome) => Ok(outcome),
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            let rolled_back = recover(tree).is_ok();
-            Err(Box::new(Diagnostic::new(
-                Code::IoError,
-                format!("grammar-patch failed on this patch: {what}"),
-            )
-            .note(if rolled_back {
-                "this is a bug in grammar-patch; the tree was rolled back"
-            } else {
-                "this is a bug in grammar-patch; the rollback failed, run `grammar-patch recover`"
-            })
-            .hint("report the patch that caused it; try the edit as a smaller patch")))
-        }
     }
 }
 
@@ -618,62 +551,5 @@ fn with_id(reply: String) -> String {
             Value::Object(m).to_string()
         }
         _ => reply,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::apply::open_root;
-    use crate::run;
-
-    #[test]
-    fn a_panic_in_a_call_fails_that_call_and_rolls_the_tree_back() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
-        let (mut tree, _) = open_root(dir.path(), true, DEFAULT_WAIT).unwrap();
-        let result = guarded(&mut tree, |tree| {
-            // Half a commit (the file renamed aside), then a bug.
-            use crate::apply::journal::{Journal, Record};
-            let mut j = Journal::begin(tree).unwrap();
-            let path = crate::paths::RelPath::new("a.txt").unwrap();
-            let aside = j.temp_beside(&path);
-            let ident = tree.ident(&path).unwrap().unwrap();
-            let record = Record::Moved {
-                from: path.clone(),
-                to: aside.clone(),
-                ident,
-            };
-            j.log(tree, record).unwrap();
-            tree.rename(&path, &aside).unwrap();
-            panic!("a bug");
-        });
-        let d = result.expect_err("the panic is an error");
-        assert!(d.message.contains("a bug"), "{}", d.message);
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
-            "one\n"
-        );
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "only a.txt"
-        );
-        // The same tree serves the next call.
-        let ok = guarded(&mut tree, |tree| {
-            run(
-                "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n",
-                None,
-                Mode::Apply { dry_run: false },
-                Some(tree),
-                None,
-            )
-        })
-        .unwrap();
-        assert!(ok.ok(), "{:?}", ok.diagnostics);
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
-            "two\n"
-        );
     }
 }

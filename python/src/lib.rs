@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use grammar_patch::agent::{self, Provider};
 use grammar_patch::formats::{self, Format};
-use grammar_patch::{Mode, Options};
+use grammar_patch::{lossless, Request};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 
@@ -30,20 +30,27 @@ fn format_named(name: &str) -> PyResult<Format> {
     }
 }
 
-fn run(
-    py: Python<'_>,
-    patch: String,
-    root: Option<PathBuf>,
-    format: Option<String>,
-    mode: Mode,
-    tolerant: bool,
-    diff: bool,
-) -> PyResult<String> {
-    let options = Options { tolerant, diff };
-    let result = py.detach(move || {
-        grammar_patch::run_at_root(patch, format.as_deref(), mode, root.as_deref(), options)
-    });
-    result.map(|v| v.to_string()).map_err(usage)
+fn run(py: Python<'_>, request: Request<'static>, root: Option<PathBuf>) -> PyResult<String> {
+    let request = match root {
+        Some(root) => request.root(root),
+        None => request,
+    };
+    let result = py.detach(move || request.run());
+    match result {
+        Ok(outcome) => Ok(grammar_patch::report::to_json(&outcome)),
+        Err(d) => Err(usage(d.message)),
+    }
+}
+
+/// A request for `patch` (Unicode text) in `format` (`None`: detect it).
+fn request(patch: String, format: Option<String>, tolerant: bool, diff: bool) -> Request<'static> {
+    let request = Request::new(lossless::from_text(patch))
+        .tolerant(tolerant)
+        .diff(diff);
+    match format {
+        Some(f) => request.format(&f),
+        None => request,
+    }
 }
 
 /// Applies `patch` to the tree under `root`: every file or none. Returns
@@ -59,8 +66,8 @@ fn apply(
     tolerant: bool,
     diff: bool,
 ) -> PyResult<String> {
-    let mode = Mode::Apply { dry_run };
-    run(py, patch, Some(root), format, mode, tolerant, diff)
+    let request = request(patch, format, tolerant, diff).dry_run(dry_run);
+    run(py, request, Some(root))
 }
 
 /// Checks `patch`, and with `root` locates every edit in that tree;
@@ -75,10 +82,7 @@ fn lint(
     tolerant: bool,
     diff: bool,
 ) -> PyResult<String> {
-    if diff && root.is_none() {
-        return Err(usage("diff shows changes to a tree: give root"));
-    }
-    run(py, patch, root, format, Mode::Lint, tolerant, diff)
+    run(py, request(patch, format, tolerant, diff).lint(), root)
 }
 
 fn checked_id(format: Format, id: Option<&str>) -> PyResult<()> {
