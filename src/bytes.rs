@@ -1,15 +1,13 @@
 //! Byte searches that never ask the CPU what it has.
 //!
 //! The `memchr` crate's own functions choose between AVX2 and SSE2 code at
-//! their first call, with Rust's `std_detect`: about a dozen CPUID
-//! instructions. Under a hypervisor every CPUID traps to it; on the
-//! benchmark machine each took 7 µs, and a small apply spent 0.13 ms, a
-//! tenth of the process, on that first call (README, "Start-up: the second
-//! CPU probe"). The C library has already probed once, at start-up, for its
-//! own use. These searches use SSE2, which every x86-64 CPU has, so nothing
-//! probes again. The searches over many lines (the line split, a patch's
-//! line numbers) read 64 bytes a step instead (`newlines`). Elsewhere these
-//! are `memchr`'s.
+//! their first call, with Rust's `std_detect`: a dozen CPUID instructions.
+//! Under a hypervisor every CPUID traps to it, and for a small apply that
+//! first call was a visible share of the whole process. The C library has
+//! already probed once, at start-up, for its own use. These searches use
+//! SSE2, which every x86-64 CPU has, so nothing probes again. The searches
+//! over many lines (the line split, a patch's line numbers) read 64 bytes a
+//! step instead (`newlines`). Elsewhere these are `memchr`'s.
 //!
 //! `clippy.toml` refuses the `memchr` functions that would probe, so a new
 //! call cannot bring the probe back unnoticed.

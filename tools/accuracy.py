@@ -18,7 +18,7 @@ The intended result is known, so every run is scored:
 Usage: tools/accuracy.py [--bin PATH] [--cases N] [--seed S] [--json OUT]
                          [--show-wrong]
 
-The table printed is what the README shows; wrong edits must be zero.
+The tables printed are docs/accuracy.md's; wrong edits must be zero.
 """
 
 import argparse

@@ -2,7 +2,7 @@
 //! `grammars/codex.pest` and the lowering of its parse tree into the shared
 //! model. Matching and I/O are the applier's.
 //!
-//! Lowering decisions (the README lists how they differ from Codex):
+//! Lowering decisions (docs/decisions.md lists how they differ from Codex):
 //! - A hunk with `@@ CONTEXT` seeks that line first (an anchor) and takes the
 //!   first match after it; `@@ :N` starts searching at line N; a hunk with
 //!   neither must match exactly once between the previous hunk and the end of

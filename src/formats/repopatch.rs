@@ -2,7 +2,7 @@
 //! the lowering of its parse tree into the shared model. Matching and I/O
 //! are the applier's.
 //!
-//! Lowering decisions (the README explains each):
+//! Lowering decisions (docs/decisions.md explains each):
 //! - Operations of a `PATCH` apply in order, each to the file as the
 //!   previous ones left it (`Patch::sequential`); every old/anchor block
 //!   must occur exactly once, exactly or else ignoring trailing whitespace.

@@ -5,7 +5,7 @@
 //!
 //! The process-level attacks run at reduced counts here; `tools/attacks.sh`
 //! runs them at full counts (`GRAMMAR_PATCH_ATTACKS=full`) and prints the
-//! figures the README quotes.
+//! figures docs/trust.md quotes.
 
 use std::fs;
 use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};

@@ -10,7 +10,7 @@
 //! as file ops), `model.rs` (modifications as edits), `ids.rs` (tolerant ID
 //! repair).
 //!
-//! Lowering decisions (the README explains each):
+//! Lowering decisions (docs/decisions.md explains each):
 //! - A directive line carrying another 8-hex ID is `id_mismatch`, except
 //!   inside a markdown fence opened within the same value (an ap example in
 //!   documentation is content).

@@ -6,7 +6,7 @@
 //! lines), `hunks.rs`, `ops.rs` (a section as a file op), `binary.rs` (git's
 //! binary literals), `paths.rs` (header paths, prefixes, epoch dates).
 //!
-//! Lowering decisions (the README lists them too):
+//! Lowering decisions (docs/decisions.md lists them too):
 //! - `a/` is stripped from old paths and `b/` from new paths only when every
 //!   real path of the file patch carries its prefix, as git writes them.
 //! - `rename from`/`rename to` are authoritative; `---`/`+++` must agree.
