@@ -272,6 +272,55 @@ fn only(ws: &str, c: u8) -> bool {
     ws.bytes().all(|b| b == c)
 }
 
+/// A run of added lines: where it stands among the placed entries, and its
+/// lines that are not blank.
+struct Run<'t> {
+    start: usize,
+    end: usize,
+    lines: Vec<&'t str>,
+}
+
+/// What the runs of an edit showed: the first pair of readings seen for
+/// each outcome, and the indentation chosen for lines that move.
+#[derive(Default)]
+struct Found {
+    written: Option<(String, String)>,
+    mapped: Option<(String, String)>,
+    both: Option<(String, String)>,
+    chosen: std::collections::HashMap<String, String>,
+}
+
+/// The file's indentations where a run stands: the old lines it replaces;
+/// where it replaces none, the lines just before and after it (in the
+/// patch, else in the file); after a line that opens a block, the block's
+/// own first line.
+fn place_of<'a>(
+    run: &Run,
+    placed: &[Entry],
+    edit: &Edit<'a>,
+    file_ws: &[Option<&'a str>],
+    outside: Outside<'a>,
+) -> Vec<&'a str> {
+    let before = placed[..run.start].iter().rev().find_map(|e| e.old());
+    let after = placed[run.end..].iter().find_map(|e| e.old());
+    let from = before.map_or(0, |b| b + 1);
+    let to = after.unwrap_or(edit.old.len());
+    let replaced: Vec<&str> = file_ws[from.min(to)..to].iter().flatten().copied().collect();
+    let prev = match before {
+        Some(b) => file_ws[b].map(|ws| (ws, opens(edit.old[b].text))),
+        None => outside.before.map(|l| (leading(l), opens(l))),
+    };
+    let next = match after {
+        Some(a) => file_ws[a],
+        None => outside.after.map(leading),
+    };
+    match (replaced.is_empty(), prev) {
+        (false, _) => replaced,
+        (true, Some((_, true))) => next.into_iter().collect(),
+        (true, _) => prev.map(|(ws, _)| ws).into_iter().chain(next).collect(),
+    }
+}
+
 impl Indent {
     /// Which reading of the added lines the file shows (see the module's
     /// doc): the mapping, as written (`None`), or neither for sure.
@@ -283,108 +332,111 @@ impl Indent {
         outside: Outside,
     ) -> Result<Option<Indent>, Undecided> {
         let placed = entries(edit);
-        let (mut written, mut mapped, mut both) = (None, None, None);
-        let mut chosen = std::collections::HashMap::new();
+        let mut found = Found::default();
         // A run of added lines is read one way: by its first line that is
         // not blank; the others keep their place relative to it.
         let mut i = 0;
         while i < placed.len() {
-            let Entry::Added(_) = placed[i] else {
+            if !matches!(placed[i], Entry::Added(_)) {
                 i += 1;
                 continue;
-            };
+            }
             let start = i;
             while i < placed.len() && matches!(placed[i], Entry::Added(_)) {
                 i += 1;
             }
-            let run: Vec<&str> = placed[start..i]
-                .iter()
-                .filter_map(|e| match *e {
-                    Entry::Added(l) if !is_blank(l) => Some(l),
-                    _ => None,
-                })
-                .collect();
-            let Some(&first) = run.first() else { continue };
-            let restyled = self.restyled(leading(first));
-            let as_written = restyled.as_str();
-            let readings = self.readings(leading(first));
-            let moves = |l: &&str| {
-                self.readings(leading(l))
+            let run = Run {
+                start,
+                end: i,
+                lines: placed[start..i]
                     .iter()
-                    .any(|r| *r != self.restyled(leading(l)))
+                    .filter_map(|e| match *e {
+                        Entry::Added(l) if !is_blank(l) => Some(l),
+                        _ => None,
+                    })
+                    .collect(),
             };
-            if readings.is_empty() {
-                // The mapping cannot place the run's first line: the run
-                // stays as written, or, where the mapping would move
-                // another of its lines, reads two ways.
-                if run.iter().any(moves) {
-                    both = both.or(Some((
-                        words(as_written),
-                        "a shift it cannot take".to_string(),
-                    )));
-                }
-                continue;
-            }
-            if readings == [as_written] || run.iter().any(|l| self.readings(leading(l)).is_empty())
-            {
-                if run.iter().any(moves) && readings != [as_written] {
-                    both = both.or(Some((words(as_written), words(&readings[0]))));
-                }
-                continue;
-            }
-            // Its place: the old lines the run replaces; where it replaces
-            // none, the lines just before and after it (in the patch, else
-            // in the file); after a line that opens a block, the block's
-            // own first line.
-            let before = placed[..start].iter().rev().find_map(|e| e.old());
-            let after = placed[i..].iter().find_map(|e| e.old());
-            let from = before.map_or(0, |b| b + 1);
-            let to = after.unwrap_or(edit.old.len());
-            let replaced: Vec<&str> = file_ws[from.min(to)..to]
+            self.read_run(&run, &placed, edit, file_ws, outside, &mut found);
+        }
+        self.verdict(&placed, file_ws, found)
+    }
+
+    /// What one run of added lines shows, into `found`.
+    fn read_run(
+        &self,
+        run: &Run,
+        placed: &[Entry],
+        edit: &Edit,
+        file_ws: &[Option<&str>],
+        outside: Outside,
+        found: &mut Found,
+    ) {
+        let Some(&first) = run.lines.first() else { return };
+        let restyled = self.restyled(leading(first));
+        let as_written = restyled.as_str();
+        let readings = self.readings(leading(first));
+        let moves = |l: &&str| {
+            self.readings(leading(l))
                 .iter()
-                .flatten()
-                .copied()
-                .collect();
-            let prev = match before {
-                Some(b) => file_ws[b].map(|ws| (ws, opens(edit.old[b].text))),
-                None => outside.before.map(|l| (leading(l), opens(l))),
-            };
-            let next = match after {
-                Some(a) => file_ws[a],
-                None => outside.after.map(leading),
-            };
-            let around: Vec<&str> = match (replaced.is_empty(), prev) {
-                (false, _) => replaced,
-                (true, Some((_, true))) => next.into_iter().collect(),
-                (true, _) => prev.map(|(ws, _)| ws).into_iter().chain(next).collect(),
-            };
-            let fits = |ws: &str| around.contains(&ws);
-            let fitting: Vec<&String> = readings
-                .iter()
-                .filter(|r| r.as_str() != as_written && fits(r))
-                .collect();
-            let pair = |m: &str| (words(as_written), words(m));
-            match (fits(as_written), fitting.as_slice()) {
-                (true, []) => written = written.or(Some(pair(&readings[0]))),
-                (false, [one]) => {
-                    // The run moves as its first line does.
-                    let shift = (one.as_str(), leading(first));
-                    for l in &run {
-                        if let Some(ws) = self.moved_like(leading(l), shift) {
-                            chosen.insert(l.to_string(), ws);
-                        }
+                .any(|r| *r != self.restyled(leading(l)))
+        };
+        let pair = |m: &str| (words(as_written), words(m));
+        if readings.is_empty() {
+            // The mapping cannot place the run's first line: the run stays
+            // as written, or, where the mapping would move another of its
+            // lines, reads two ways.
+            if run.lines.iter().any(moves) {
+                let shift = "a shift it cannot take".to_string();
+                found.both.get_or_insert((words(as_written), shift));
+            }
+            return;
+        }
+        let unplaced = run.lines.iter().any(|l| self.readings(leading(l)).is_empty());
+        if readings == [as_written] || unplaced {
+            if run.lines.iter().any(moves) && readings != [as_written] {
+                found.both.get_or_insert(pair(&readings[0]));
+            }
+            return;
+        }
+        let around = place_of(run, placed, edit, file_ws, outside);
+        let fits = |ws: &str| around.contains(&ws);
+        let fitting: Vec<&String> = readings
+            .iter()
+            .filter(|r| r.as_str() != as_written && fits(r))
+            .collect();
+        match (fits(as_written), fitting.as_slice()) {
+            (true, []) => {
+                found.written.get_or_insert(pair(&readings[0]));
+            }
+            (false, [one]) => {
+                // The run moves as its first line does.
+                let shift = (one.as_str(), leading(first));
+                for l in &run.lines {
+                    if let Some(ws) = self.moved_like(leading(l), shift) {
+                        found.chosen.insert(l.to_string(), ws);
                     }
-                    mapped = mapped.or(Some(pair(one)));
                 }
-                // Neither fits: the patch's own structure decides, unless
-                // the run stands at column 0 (its indentation dropped,
-                // perhaps, rather than shifted).
-                (false, []) if readings.len() == 1 && !as_written.is_empty() => {}
-                (_, found) => {
-                    both = both.or(Some(pair(found.first().map_or(&readings[0], |r| *r))))
-                }
+                found.mapped.get_or_insert(pair(one));
+            }
+            // Neither fits: the patch's own structure decides, unless the
+            // run stands at column 0 (its indentation dropped, perhaps,
+            // rather than shifted).
+            (false, []) if readings.len() == 1 && !as_written.is_empty() => {}
+            (_, fitting) => {
+                found
+                    .both
+                    .get_or_insert(pair(fitting.first().map_or(&readings[0], |r| *r)));
             }
         }
+    }
+
+    /// The decision, from what the runs showed.
+    fn verdict(
+        self,
+        placed: &[Entry],
+        file_ws: &[Option<&str>],
+        found: Found,
+    ) -> Result<Option<Indent>, Undecided> {
         let undecided = |(written, mapped): (String, String)| Undecided { written, mapped };
         let copies = placed
             .iter()
@@ -394,7 +446,7 @@ impl Indent {
             })
             .collect();
         let mut indent = Indent { copies, ..self };
-        indent.copies.extend(chosen);
+        indent.copies.extend(found.chosen);
         // Nothing the mapping would move: as written (and the format's own
         // repairs, such as ap's dropped indent, may still apply).
         let moves_any = placed.iter().any(|e| match *e {
@@ -402,10 +454,10 @@ impl Indent {
             Entry::Copy(_, l) => indent.map(l).is_some_and(|ws| ws != leading(l)),
             Entry::Kept(_) => false,
         });
-        if !moves_any && both.is_none() {
+        if !moves_any && found.both.is_none() {
             return Ok(None);
         }
-        match (written, mapped, both) {
+        match (found.written, found.mapped, found.both) {
             (Some(w), Some(_), _) => Err(undecided(w)),
             (Some(_), None, _) if !indent.copies.is_empty() => Ok(Some(Indent {
                 as_written: true,

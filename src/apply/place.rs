@@ -110,106 +110,104 @@ impl Locating<'_, '_> {
         level: Level,
     ) -> Result<Option<Placed>, Miss> {
         let edit = &edits[i];
-        let skip = self.policy.skip_applied;
-        let placed = |at: Region| Placed::new(at, i, false);
-        // The new block as lines, made only where a check reads it (a
-        // replacement is checked only where `skip_applied` holds).
-        let content = || new_lines(edit);
         match edit.place {
             Place::Replace => {
-                if skip && !edit.new.is_empty() && self.reads_as(region, edit) {
+                if self.policy.skip_applied && !edit.new.is_empty() && self.reads_as(region, edit)
+                {
                     self.done_already(edit, region.end, "the target already reads as the content");
                     return Ok(None);
                 }
                 if let Some(at) = self.inserted_already(edit, region, level) {
-                    if !skip {
-                        return Err(Miss::Present { at, old_at: None });
-                    }
-                    self.done_already(edit, at.end, "the lines it adds are there already");
-                    return Ok(None);
+                    return self.present(edit, at, at.end, "the lines it adds are there already");
                 }
                 self.cursor = region.end;
-                Ok(Some(placed(region)))
+                Ok(Some(Placed::new(region, i, false)))
             }
-            Place::After => {
-                if edit.new.is_empty() {
-                    return Ok(None);
-                }
-                let content = content();
-                let moved = self.nested(region, &content);
-                // After the end of the file (`$`), the content is there when
-                // the file ends with it.
-                if region.is_empty() && self.precedes(edits, region.start, &content) {
-                    let at = Region::new(region.start.saturating_sub(content.len()), region.start);
-                    if !skip {
-                        return Err(Miss::Present { at, old_at: None });
-                    }
-                    self.done_already(edit, region.end, "the file already ends with the content");
-                    return Ok(None);
-                }
-                for end in [Some(region.end), moved].into_iter().flatten() {
-                    if let Some(r) = self.follows(end, &content) {
-                        if !skip {
-                            return Err(Miss::Present {
-                                at: r,
-                                old_at: None,
-                            });
-                        }
-                        self.done_already(edit, r.end, "the content already follows the snippet");
-                        return Ok(None);
-                    }
-                }
-                let mut at = Region::new(region.end, region.end);
-                if let Some(end) = moved {
-                    if self.policy.nesting_guard != Some(NestingGuard::Move) {
-                        return Err(Miss::Nested(region));
-                    }
-                    let d = Diagnostic::new(Code::NestingGuardMoved, "the content is a top-level declaration; it goes after the block the snippet opens, not inside it")
-                        .at(edit.span, "moved past the block")
-                        .path(self.rel.as_str())
-                        .target(self.target(Region::new(region.start, end), "this block".into()));
-                    self.warnings.push(d);
-                    at = Region::new(end, end);
-                }
-                self.cursor = self.cursor.max(at.end);
-                Ok(Some(Placed::new(at, i, moved.is_some())))
-            }
-            Place::Before => {
-                if edit.new.is_empty() {
-                    return Ok(None);
-                }
-                let content = content();
-                // Before the start of the file (`^`), the content is there
-                // when the file starts with it.
-                if region.is_empty() {
-                    if let Some(r) = self.follows(region.start, &content) {
-                        if !skip {
-                            return Err(Miss::Present {
-                                at: r,
-                                old_at: None,
-                            });
-                        }
-                        self.done_already(edit, r.end, "the file already starts with the content");
-                        return Ok(None);
-                    }
-                }
-                if self.precedes(edits, region.start, &content) {
-                    if !skip {
-                        let at =
-                            Region::new(region.start.saturating_sub(content.len()), region.start);
-                        return Err(Miss::Present { at, old_at: None });
-                    }
-                    self.done_already(
-                        edit,
-                        region.start,
-                        "the content already precedes the snippet",
-                    );
-                    return Ok(None);
-                }
-                self.cursor = self.cursor.max(region.start);
-                Ok(Some(placed(Region::new(region.start, region.start))))
+            _ if edit.new.is_empty() => Ok(None),
+            Place::After => self.place_after(edits, i, region),
+            Place::Before => self.place_before(edits, i, region),
+        }
+    }
+
+    /// The content of `edit` found already where it would go (`at`): with
+    /// ap's §3.1 idempotency the edit is skipped (the cursor past `end`),
+    /// else it is refused as possibly applied already.
+    fn present(
+        &mut self,
+        edit: &Edit,
+        at: Region,
+        end: usize,
+        why: &str,
+    ) -> Result<Option<Placed>, Miss> {
+        if !self.policy.skip_applied {
+            return Err(Miss::Present { at, old_at: None });
+        }
+        self.done_already(edit, end, why);
+        Ok(None)
+    }
+
+    /// The content of an insertion after `region`, unless it follows it
+    /// already; ap's nesting guard may move it past the block the region
+    /// opens.
+    fn place_after(
+        &mut self,
+        edits: &[Edit],
+        i: usize,
+        region: Region,
+    ) -> Result<Option<Placed>, Miss> {
+        let edit = &edits[i];
+        let content = new_lines(edit);
+        let moved = self.nested(region, &content);
+        // After the end of the file (`$`), the content is there when the
+        // file ends with it.
+        if region.is_empty() && self.precedes(edits, region.start, &content) {
+            let at = Region::new(region.start.saturating_sub(content.len()), region.start);
+            return self.present(edit, at, region.end, "the file already ends with the content");
+        }
+        for end in [Some(region.end), moved].into_iter().flatten() {
+            if let Some(r) = self.follows(end, &content) {
+                return self.present(edit, r, r.end, "the content already follows the snippet");
             }
         }
+        let mut at = Region::new(region.end, region.end);
+        if let Some(end) = moved {
+            if self.policy.nesting_guard != Some(NestingGuard::Move) {
+                return Err(Miss::Nested(region));
+            }
+            let d = Diagnostic::new(Code::NestingGuardMoved, "the content is a top-level declaration; it goes after the block the snippet opens, not inside it")
+                .at(edit.span, "moved past the block")
+                .path(self.rel.as_str())
+                .target(self.target(Region::new(region.start, end), "this block".into()));
+            self.warnings.push(d);
+            at = Region::new(end, end);
+        }
+        self.cursor = self.cursor.max(at.end);
+        Ok(Some(Placed::new(at, i, moved.is_some())))
+    }
+
+    /// The content of an insertion before `region`, unless it precedes it
+    /// already.
+    fn place_before(
+        &mut self,
+        edits: &[Edit],
+        i: usize,
+        region: Region,
+    ) -> Result<Option<Placed>, Miss> {
+        let edit = &edits[i];
+        let content = new_lines(edit);
+        // Before the start of the file (`^`), the content is there when the
+        // file starts with it.
+        if region.is_empty() {
+            if let Some(r) = self.follows(region.start, &content) {
+                return self.present(edit, r, r.end, "the file already starts with the content");
+            }
+        }
+        if self.precedes(edits, region.start, &content) {
+            let at = Region::new(region.start.saturating_sub(content.len()), region.start);
+            return self.present(edit, at, region.start, "the content already precedes the snippet");
+        }
+        self.cursor = self.cursor.max(region.start);
+        Ok(Some(Placed::new(Region::new(region.start, region.start), i, false)))
     }
 
     /// An edit that only adds lines around its old block (or, with none,
