@@ -154,81 +154,90 @@ impl<'p> Plan<'p> {
             }
         }
         let change = match touched.0.get(&source) {
-            Some(&Left::File(k, _)) => {
-                let first = std::mem::replace(
-                    &mut self.changes[k],
-                    Change::Unchanged {
-                        path: source.clone(),
-                    },
-                );
-                touched.0.remove(&source);
-                match join(first, change) {
-                    Ok(joined) => {
-                        self.changes.remove(k);
-                        for left in touched.0.values_mut() {
-                            if let Left::File(j, _) = left {
-                                if *j > k {
-                                    *j -= 1;
-                                }
-                            }
-                        }
-                        match joined {
-                            Some(c) => c,
-                            None => return Ok(()),
-                        }
-                    }
-                    Err(pair) => {
-                        let (first, _) = *pair;
-                        self.changes[k] = first;
-                        touched.0.insert(source.clone(), Left::File(k, span));
-                        return Err(Box::new(
-                            Diagnostic::new(
-                                Code::DuplicateFilePatch,
-                                format!(
-                                    "`{source}` is changed twice in ways that cannot be combined"
-                                ),
-                            )
-                            .at(span, "changed again here")
-                            .path(source.as_str())
-                            .hint("make all changes to this path in one block"),
-                        ));
-                    }
-                }
-            }
+            Some(&Left::File(k, _)) => match self.join_at(k, change, touched, &source, span)? {
+                Some(change) => change,
+                None => return Ok(()),
+            },
             _ => change,
         };
-        let k = self.changes.len();
-        match &change {
+        touched.record(&change, self.changes.len(), span);
+        self.changes.push(change);
+        Ok(())
+    }
+
+    /// `change` joined to the earlier change `k` to the same path, which
+    /// leaves the plan; `None` when nothing is left to do.
+    fn join_at(
+        &mut self,
+        k: usize,
+        change: Change<'p>,
+        touched: &mut Touched,
+        source: &RelPath,
+        span: Span,
+    ) -> Result<Option<Change<'p>>, Box<Diagnostic>> {
+        let first = std::mem::replace(
+            &mut self.changes[k],
+            Change::Unchanged {
+                path: source.clone(),
+            },
+        );
+        touched.0.remove(source);
+        match join(first, change) {
+            Ok(joined) => {
+                self.changes.remove(k);
+                for left in touched.0.values_mut() {
+                    if let Left::File(j, _) = left {
+                        if *j > k {
+                            *j -= 1;
+                        }
+                    }
+                }
+                Ok(joined)
+            }
+            Err(pair) => {
+                let (first, _) = *pair;
+                self.changes[k] = first;
+                touched.0.insert(source.clone(), Left::File(k, span));
+                Err(Box::new(
+                    Diagnostic::new(
+                        Code::DuplicateFilePatch,
+                        format!("`{source}` is changed twice in ways that cannot be combined"),
+                    )
+                    .at(span, "changed again here")
+                    .path(source.as_str())
+                    .hint("make all changes to this path in one block"),
+                ))
+            }
+        }
+    }
+}
+
+impl Touched {
+    /// What `change`, the plan's change `k`, leaves at each path it names.
+    fn record(&mut self, change: &Change, k: usize, span: Span) {
+        let gone = |moved| Left::Gone { span, moved };
+        match change {
             Change::Write { path, .. } | Change::Create { path, .. } => {
-                touched.0.insert(path.clone(), Left::File(k, span));
+                self.0.insert(path.clone(), Left::File(k, span));
             }
             Change::Move { from, to, .. } => {
-                touched
-                    .0
-                    .insert(from.clone(), Left::Gone { span, moved: true });
-                touched.0.insert(to.clone(), Left::File(k, span));
+                self.0.insert(from.clone(), gone(true));
+                self.0.insert(to.clone(), Left::File(k, span));
             }
-            Change::Delete { path, .. } => {
-                touched
-                    .0
-                    .insert(path.clone(), Left::Gone { span, moved: false });
+            Change::Delete { path, .. }
+            | Change::Symlink { path, .. }
+            | Change::Chmod { path, .. } => {
+                self.0.insert(path.clone(), gone(false));
             }
             Change::RemoveTree { path, .. } => {
-                touched.0.insert(path.clone(), Left::Tree { span });
+                self.0.insert(path.clone(), Left::Tree { span });
             }
             Change::MoveTree { from, to, .. } => {
-                touched.0.insert(from.clone(), Left::Tree { span });
-                touched.0.insert(to.clone(), Left::Tree { span });
-            }
-            Change::Symlink { path, .. } | Change::Chmod { path, .. } => {
-                touched
-                    .0
-                    .insert(path.clone(), Left::Gone { span, moved: false });
+                self.0.insert(from.clone(), Left::Tree { span });
+                self.0.insert(to.clone(), Left::Tree { span });
             }
             Change::Unchanged { .. } | Change::CreateDir { .. } => {}
         }
-        self.changes.push(change);
-        Ok(())
     }
 }
 
