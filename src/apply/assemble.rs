@@ -85,26 +85,7 @@ pub fn assemble<'p>(
                     } else {
                         eol
                     };
-                    // One piece when the patch ends the line as the output
-                    // must, and stripping leaves it as it is.
-                    let stripped = out.strip && line.text.ends_with([' ', '\t']);
-                    let whole = (!stripped && p.indent.is_none())
-                        .then(|| line.with_eol(source, end))
-                        .flatten();
-                    if let Some(whole) = whole {
-                        out.b.push_text(whole);
-                        continue;
-                    }
-                    let text: &'p str = if out.strip {
-                        line.text.trim_end_matches([' ', '\t'])
-                    } else {
-                        line.text
-                    };
-                    match p.indent.as_deref() {
-                        Some(indent) => indent.push(&mut out.b, text),
-                        None => out.b.push_text(text),
-                    }
-                    out.b.push_text(end);
+                    out.added(line, end, p.indent.as_deref(), source);
                 }
             }
         }
@@ -128,6 +109,38 @@ pub fn assemble<'p>(
         _ => {}
     }
     b.finish()
+}
+
+impl<'p> Out<'p, '_> {
+    /// An added line ended by `end`, re-indented by `indent` if given: one
+    /// piece of the patch when the patch ends the line as the output must
+    /// and stripping leaves it as it is.
+    fn added(
+        &mut self,
+        line: &crate::ir::Line<'p>,
+        end: &'static str,
+        indent: Option<&super::indent::Indent>,
+        source: &'p str,
+    ) {
+        let stripped = self.strip && line.text.ends_with([' ', '\t']);
+        let whole = (!stripped && indent.is_none())
+            .then(|| line.with_eol(source, end))
+            .flatten();
+        if let Some(whole) = whole {
+            self.b.push_text(whole);
+            return;
+        }
+        let text: &'p str = if self.strip {
+            line.text.trim_end_matches([' ', '\t'])
+        } else {
+            line.text
+        };
+        match indent {
+            Some(indent) => indent.push(&mut self.b, text),
+            None => self.b.push_text(text),
+        }
+        self.b.push_text(end);
+    }
 }
 
 /// The builder, and how original lines are written.

@@ -289,6 +289,23 @@ impl<'a, 'f> Locating<'a, 'f> {
                 return Ok(placed);
             }
         }
+        let indent = self.reindented(edit, region, level)?;
+        let region = self.extend(edit, region)?;
+        let placed = self.place(edits, i, region, level)?;
+        Ok(placed.map(|p| Placed {
+            indent: indent.map(Box::new).or(p.indent),
+            ..p
+        }))
+    }
+
+    /// How the edit's added lines are re-indented where its block was
+    /// found at `level`, with the warning that says so.
+    fn reindented(
+        &mut self,
+        edit: &Edit,
+        region: Region,
+        level: Level,
+    ) -> Result<Option<indent::Indent>, Miss> {
         // Re-indentation happens only at a level that is a slip, so the
         // slip's warning names the mapping.
         let indent = indent::relaxed(self.file, level, region, edit)
@@ -315,12 +332,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             .note(indent.describe());
             self.warnings.push(d);
         }
-        let region = self.extend(edit, region)?;
-        let placed = self.place(edits, i, region, level)?;
-        Ok(placed.map(|p| Placed {
-            indent: indent.map(Box::new).or(p.indent),
-            ..p
-        }))
+        Ok(indent)
     }
 
     /// Where an edit without an old block goes: the start or the end of

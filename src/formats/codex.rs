@@ -309,6 +309,47 @@ impl<'a> Lowering<'a, Codex<'a>> {
             .push(FileOp::new(path, Action::Modify { edits, move_to }, span));
     }
 
+    /// A hunk header's line number, context line or (a slip) unified diff
+    /// range, into `edit`'s locator.
+    fn hunk_header(&mut self, header: Pair<'a, Rule>, edit: &mut Edit<'a>) {
+        for part in header.into_inner() {
+            match part.as_rule() {
+                Rule::line_number => {
+                    // At most 9 digits, by the grammar.
+                    let n: usize = part.as_str().parse().unwrap_or(usize::MAX);
+                    edit.locator.hint = Some(Hint::From(line_hint(n)));
+                }
+                Rule::context_text if !part.as_str().trim().is_empty() => {
+                    let text = part.as_str().strip_suffix('\r').unwrap_or(part.as_str());
+                    if let Some(n) = line_number(text) {
+                        // `@@ :N` padded with tabs or spaces (warned as a
+                        // marker), or with more digits than a line number
+                        // has: a line past any file's end.
+                        let n = n.parse::<usize>().unwrap_or(usize::MAX);
+                        edit.locator.hint = Some(Hint::From(line_hint(n)));
+                        continue;
+                    }
+                    if let Some(start) = udiff_range(text) {
+                        // A unified diff's `@@ -30,10 +30,9 @@`: a line hint.
+                        edit.locator.hint = Some(Hint::Near(line_hint(start)));
+                        self.diags.push(
+                            Diagnostic::new(
+                                Code::ToleratedFormatSlip,
+                                "a unified diff's hunk header in a codex patch: read as a line hint",
+                            )
+                            .at(self.span(&part), "udiff's line numbers")
+                            .hint(format!("codex takes `@@ CONTEXT` (a line above the change) or `@@ :{start}`")),
+                        );
+                        continue;
+                    }
+                    let line = self.keep(&[Line::of(text)]);
+                    edit.locator.reach_mut().anchor = Some(line);
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Lowers one hunk; `None` for a header with no lines at the end, which
     /// changes nothing.
     fn hunk(&mut self, pair: Pair<'a, Rule>, last: bool) -> Option<Edit<'a>> {
@@ -327,46 +368,7 @@ impl<'a> Lowering<'a, Codex<'a>> {
         new.clear();
         for p in pair.into_inner() {
             match p.as_rule() {
-                Rule::hunk_header => {
-                    for part in p.into_inner() {
-                        match part.as_rule() {
-                            Rule::line_number => {
-                                // At most 9 digits, by the grammar.
-                                let n: usize = part.as_str().parse().unwrap_or(usize::MAX);
-                                edit.locator.hint = Some(Hint::From(line_hint(n)));
-                            }
-                            Rule::context_text if !part.as_str().trim().is_empty() => {
-                                let text =
-                                    part.as_str().strip_suffix('\r').unwrap_or(part.as_str());
-                                if let Some(n) = line_number(text) {
-                                    // `@@ :N` padded with tabs or spaces
-                                    // (warned as a marker), or with more
-                                    // digits than a line number has: a line
-                                    // past any file's end.
-                                    let n = n.parse::<usize>().unwrap_or(usize::MAX);
-                                    edit.locator.hint = Some(Hint::From(line_hint(n)));
-                                    continue;
-                                }
-                                if let Some(start) = udiff_range(text) {
-                                    // A unified diff's `@@ -30,10 +30,9 @@`: a line hint.
-                                    edit.locator.hint = Some(Hint::Near(line_hint(start)));
-                                    self.diags.push(
-                                        Diagnostic::new(
-                                            Code::ToleratedFormatSlip,
-                                            "a unified diff's hunk header in a codex patch: read as a line hint",
-                                        )
-                                        .at(self.span(&part), "udiff's line numbers")
-                                        .hint(format!("codex takes `@@ CONTEXT` (a line above the change) or `@@ :{start}`")),
-                                    );
-                                    continue;
-                                }
-                                let line = self.keep(&[Line::of(text)]);
-                                edit.locator.reach_mut().anchor = Some(line);
-                            }
-                            _ => {}
-                        }
-                    }
-                }
+                Rule::hunk_header => self.hunk_header(p, &mut edit),
                 Rule::context_line | Rule::empty_line => {
                     let text = if p.as_rule() == Rule::empty_line {
                         ""
