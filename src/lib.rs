@@ -1,60 +1,96 @@
 //! grammar-patch: parse, validate and apply the patch formats language
 //! models write, with one grammar per format and one shared applier.
 //!
-//! The pipeline, top to bottom ([`run`]):
+//! A [`Request`] is what the command line, the MCP server and the Python
+//! package make: a patch, a root, what to do.
 //!
-//! 1. [`unwrap::unwrap`]: take off markdown fences, CRLF and blank lines
-//!    around the patch (each a warning);
-//! 2. [`formats::detect`] or the format given;
-//! 3. parsing: the generated pest parser, then the format's lowering into
-//!    the shared model, and its policy (the format's differences as data);
-//! 4. validation: paths and duplicates, all problems at once;
-//! 5. planning: read the tree, locate every edit, rewrite in memory;
-//! 6. committing: write all files or none, through a journal.
+//! ```
+//! use grammar_patch::{Format, MemTree, Mode};
 //!
-//! The tree is a [`apply::FileTree`]: the disk beneath a root
-//! ([`apply::DiskTree`]) or memory ([`apply::MemTree`]).
+//! // A tree in memory, and a unified diff whose line numbers are wrong:
+//! // the context decides where the hunk goes.
+//! let mut tree = MemTree::default().with_file("greet.py", "def greet():\n    return 'hi'\n");
+//! let patch = "--- a/greet.py\n+++ b/greet.py\n@@ -7,2 +7,2 @@\n def greet():\n-    return 'hi'\n+    return 'hello'\n";
+//! let outcome = grammar_patch::run(patch, None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
+//! assert!(outcome.ok());
+//! assert_eq!(outcome.format, Some(Format::Udiff));
+//! assert_eq!(outcome.diagnostics[0].code.as_str(), "line_hint_drift");
+//! assert_eq!(tree.text("greet.py"), Some("def greet():\n    return 'hello'\n"));
+//! ```
 //!
-//! [`diagnostics`] renders problems like rustc; [`report`] turns an
-//! [`Outcome`] into the contract's JSON; [`lark`] exports grammars.
+//! A refused patch writes nothing and says why, with a stable [`Code`]:
+//!
+//! ```
+//! use grammar_patch::{Code, MemTree, Mode};
+//!
+//! let mut tree = MemTree::default().with_file("a.txt", "one\ntwo\n");
+//! let stale = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-three\n+THREE\n";
+//! let outcome = grammar_patch::run(stale, None, Mode::Apply { dry_run: false }, Some(&mut tree), None);
+//! assert_eq!(outcome.exit_code(), 1);
+//! assert_eq!(outcome.diagnostics[0].code, Code::ContextNotFound);
+//! assert_eq!(tree.text("a.txt"), Some("one\ntwo\n"));
+//! println!("{}", grammar_patch::report::to_json(&outcome));
+//! ```
+//!
+//! Each format's grammar, as Lark for constrained decoding:
+//!
+//! ```
+//! let lark = grammar_patch::Format::Codex.lark_grammar_for(None).unwrap();
+//! assert!(lark.contains("start:"));
+//! ```
+//!
+//! The pipeline, top to bottom ([`run`]): take off what surrounds the
+//! patch (a markdown fence, CRLF, blank lines: each a warning); detect the
+//! format; parse with the generated parser and lower into the shared model
+//! with the format's policy (its differences as data); validate paths; plan
+//! (read the tree, locate every edit, rewrite in memory); commit (all files
+//! or none, through a journal). The tree is a [`FileTree`]: the disk
+//! beneath a root ([`DiskTree`]) or memory ([`MemTree`]). [`diagnostics`]
+//! renders problems like rustc; [`report`] gives the JSON result; [`agent`]
+//! gives tool definitions and prompts.
 
 #![deny(missing_docs)]
 
 // pest_derive without `std` (see Cargo.toml) names `alloc` in what it generates.
 extern crate alloc;
 
-// The library's surface: the pipeline below, and these modules.
+// The library's surface: the pipeline below, these modules, and the
+// `pub use` block after them.
 pub mod agent;
-pub mod apply;
 pub mod diagnostics;
 pub mod error;
-pub mod formats;
 pub mod lossless;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-pub mod paths;
-pub mod payload;
 pub mod report;
-mod request;
-pub mod unwrap;
+
+/// Modules the crate's own tests, fuzzers and attacks reach into: public
+/// (and hidden from the docs) only with the `internals` feature, which
+/// nothing but those turns on. No part of the API.
+macro_rules! internal {
+    ($($name:ident),*) => {$(
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        mod $name;
+    )*};
+}
+internal!(apply, formats, ir, paths, payload, unwrap);
 
 mod bytes;
-// The shared model every format lowers into. Public only so that the
-// trust tests can plan and commit in two steps (a race between them is
-// what they attack); it is no part of the API and may change.
-#[doc(hidden)]
-pub mod ir;
 mod newlines;
+mod request;
 mod review;
 mod trim;
 mod validate;
 
-use std::path::Path;
-
-use apply::FileTree;
-use error::{Code, Diagnostic};
-use formats::Format;
+pub use apply::{DiskTree, FileTree, MemTree};
+pub use error::{Code, Diagnostic, Severity};
+pub use formats::Format;
 pub use request::{Refused, Request};
+
+use std::path::Path;
 
 /// What the caller wants done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,33 +336,50 @@ fn pipeline(
         }
         apply::commit(&plan, tree).map_err(|d| vec![*d])?;
     }
-    {
-        // What was (or, for lint and a dry run, would be) done, file by
-        // file. A permission change after a write or a move is part of that
-        // file's entry; alone (a mode-only change) it is `modified`.
-        let changes = plan.changes.iter().enumerate().filter(|&(i, c)| {
-            !matches!(c, apply::Change::Chmod { .. })
-                || i == 0
-                || plan.changes[i - 1].path() != c.path()
-        });
-        let mut sections = match options.diff {
-            true => review::sections(&plan),
-            false => vec![],
-        }
-        .into_iter()
-        .peekable();
-        outcome.files = changes
-            .map(|(_, c)| {
-                let path = c.path().to_string();
-                let diff = sections.next_if(|(p, _)| *p == path).map(|(_, d)| d);
-                FileResult {
-                    path,
-                    action: c.action(),
-                    from: c.from().map(ToString::to_string),
-                    diff: diff.or_else(|| options.diff.then(String::new)),
-                }
-            })
-            .collect();
-    }
+    outcome.files = file_results(&plan, options);
     Ok(())
+}
+
+/// What was (or, for lint and a dry run, would be) done, file by file. A
+/// permission change after a write or a move is part of that file's entry;
+/// alone (a mode-only change) it is `modified`.
+fn file_results(plan: &apply::Plan, options: Options) -> Vec<FileResult> {
+    let changes = plan.changes.iter().enumerate().filter(|&(i, c)| {
+        !matches!(c, apply::Change::Chmod { .. })
+            || i == 0
+            || plan.changes[i - 1].path() != c.path()
+    });
+    let mut sections = match options.diff {
+        true => review::sections(plan),
+        false => vec![],
+    }
+    .into_iter()
+    .peekable();
+    changes
+        .map(|(_, c)| {
+            let path = c.path().to_string();
+            let diff = sections.next_if(|(p, _)| *p == path).map(|(_, d)| d);
+            FileResult {
+                path,
+                action: c.action(),
+                from: c.from().map(ToString::to_string),
+                diff: diff.or_else(|| options.diff.then(String::new)),
+            }
+        })
+        .collect()
+}
+
+/// The format of `patch` (what surrounds it, such as a markdown fence,
+/// taken off first), or `None` when it is none of them.
+pub fn detect(patch: &str) -> Option<Format> {
+    let unwrapped = unwrap::unwrap(patch.to_string());
+    formats::detect(unwrapped.body())
+}
+
+/// Rolls back (or, past its commit point, finishes) an apply under `root`
+/// that was interrupted, waiting up to `wait` for the root's lock. The
+/// warnings say what was found: `recovered`, or `untrusted_journal` for a
+/// journal that was not replayed; none when there was nothing to do.
+pub fn recover(root: &Path, wait: std::time::Duration) -> Result<Vec<Diagnostic>, Box<Diagnostic>> {
+    apply::open_root(root, true, wait).map(|(_, warnings)| warnings)
 }

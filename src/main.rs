@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use grammar_patch::error::Code;
-use grammar_patch::formats::{self, Format};
+use grammar_patch::Format;
 use grammar_patch::{diagnostics, report, FileAction, Mode, Outcome, Request};
 
 #[derive(Parser)]
@@ -172,11 +172,9 @@ fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
     Ok((name, grammar_patch::lossless::decode(bytes)))
 }
 
-/// A patch file, read as the applier reads a target (`read_sized`).
+/// A patch file.
 fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let size = file.metadata()?.len();
-    grammar_patch::apply::fs::read_sized(&file, size as usize)
+    std::fs::read(path)
 }
 
 fn read_stdin() -> Result<Vec<u8>, String> {
@@ -247,29 +245,7 @@ fn run_cli() -> i32 {
             }
             Err(e) => usage_error(e),
         },
-        Command::Recover { root, wait } => {
-            let root = root.unwrap_or_else(|| PathBuf::from("."));
-            let Some(wait) = seconds(wait) else {
-                return usage_error("--wait takes a number of seconds");
-            };
-            match grammar_patch::apply::open_root(&root, true, wait) {
-                Ok((_, warnings)) if warnings.is_empty() => {
-                    out("nothing to recover\n");
-                    0
-                }
-                Ok((_, warnings)) => {
-                    diagnostics::emit_stderr(&warnings, "<recover>", "");
-                    // A journal that was not replayed: recovery did not do
-                    // what it was asked.
-                    let untrusted = warnings.iter().any(|w| w.code == Code::UntrustedJournal);
-                    i32::from(untrusted)
-                }
-                Err(d) => {
-                    diagnostics::emit_stderr(&[*d], "<recover>", "");
-                    2
-                }
-            }
-        }
+        Command::Recover { root, wait } => recover_command(root, wait),
         Command::Mcp { root } => {
             let root = root.unwrap_or_else(|| PathBuf::from("."));
             match grammar_patch::mcp::serve(&root) {
@@ -290,8 +266,7 @@ fn run_cli() -> i32 {
                 Ok(p) => p,
                 Err(e) => return usage_error(e),
             };
-            let unwrapped = grammar_patch::unwrap::unwrap(text);
-            match formats::detect(unwrapped.body()) {
+            match grammar_patch::detect(&text) {
                 Some(f) => {
                     out(&format!("{f}\n"));
                     0
@@ -307,9 +282,35 @@ fn run_cli() -> i32 {
     }
 }
 
+/// `recover`: exit 0 whether or not there was anything to recover, 1 when
+/// a journal was not replayed, 2 when recovery could not run.
+fn recover_command(root: Option<PathBuf>, wait: f64) -> i32 {
+    let root = root.unwrap_or_else(|| PathBuf::from("."));
+    let Some(wait) = seconds(wait) else {
+        return usage_error("--wait takes a number of seconds");
+    };
+    match grammar_patch::recover(&root, wait) {
+        Ok(warnings) if warnings.is_empty() => {
+            out("nothing to recover\n");
+            0
+        }
+        Ok(warnings) => {
+            diagnostics::emit_stderr(&warnings, "<recover>", "");
+            // A journal that was not replayed: recovery did not do what it
+            // was asked.
+            let untrusted = warnings.iter().any(|w| w.code == Code::UntrustedJournal);
+            i32::from(untrusted)
+        }
+        Err(d) => {
+            diagnostics::emit_stderr(&[*d], "<recover>", "");
+            2
+        }
+    }
+}
+
 /// A format, by name.
 fn named(name: &str) -> Result<Format, String> {
-    match formats::format_arg(name)? {
+    match Format::from_arg(name)? {
         Some(f) => Ok(f),
         None => Err("name a format, not auto".into()),
     }

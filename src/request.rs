@@ -197,8 +197,7 @@ impl<'a> Request<'a> {
         if let Some(why) = self.refused {
             return Err(usage(why));
         }
-        let format =
-            formats::format_arg(self.format.as_deref().unwrap_or("auto")).map_err(usage)?;
+        let format = Format::from_arg(self.format.as_deref().unwrap_or("auto")).map_err(usage)?;
         let unwrapped = unwrap::unwrap(self.patch);
         let format = format.or_else(|| formats::detect(unwrapped.body()));
         let root = match (self.root, self.mode) {

@@ -491,8 +491,9 @@ def corrupted(fmt, path, lines, e, spoil_old, spoil_new, both):
     as_written = lines[: e.start] + e.new[:2] + added + e.new[4:] + lines[e.start + 5 :]
     if fmt == "ap" and spoil_new is trailing_ws:
         as_written = clean  # ap strips trailing whitespace (§3.5)
-    if fmt == "ap" and spoil_new and any(not ws(l) for l in added) and all(ws(l) for l in e.new):
-        as_written = clean  # content at column 0 is a dropped indent, restored
+    # ap restores a dropped indent only where the content was written flat
+    # as a whole; here its copies of the snippet keep the file's indentation,
+    # so lines at column 0 are meant there (as written).
     if spoil_new is None:
         want = [clean]
     elif spoil_old is None:

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use grammar_patch::agent::{self, Provider};
-use grammar_patch::formats::{self, Format};
+use grammar_patch::Format;
 use grammar_patch::{lossless, Request};
 use pyo3::create_exception;
 use pyo3::prelude::*;
@@ -24,7 +24,7 @@ fn usage(message: impl Into<String>) -> PyErr {
 }
 
 fn format_named(name: &str) -> PyResult<Format> {
-    match formats::format_arg(name).map_err(usage)? {
+    match Format::from_arg(name).map_err(usage)? {
         Some(f) => Ok(f),
         None => Err(usage("name a format, not auto")),
     }
@@ -148,8 +148,7 @@ fn prompt(format: &str) -> PyResult<String> {
 /// The patch's format, or `None`.
 #[pyfunction]
 fn detect(patch: String) -> Option<String> {
-    let unwrapped = grammar_patch::unwrap::unwrap(patch);
-    formats::detect(unwrapped.body()).map(|f| f.name().to_string())
+    grammar_patch::detect(&patch).map(|f| f.name().to_string())
 }
 
 #[pymodule]

@@ -290,8 +290,8 @@ struct Found {
     chosen: std::collections::HashMap<String, String>,
 }
 
-/// The file's indentations where a run stands: the old lines it replaces;
-/// where it replaces none, the lines just before and after it (in the
+/// The file's indentations where a run stands: the first of the old lines
+/// it replaces; where it replaces none, the lines just before and after it (in the
 /// patch, else in the file); after a line that opens a block, the block's
 /// own first line.
 fn place_of<'a>(
@@ -314,10 +314,12 @@ fn place_of<'a>(
         Some(a) => file_ws[a],
         None => outside.after.map(leading),
     };
-    match (replaced.is_empty(), prev) {
-        (false, _) => replaced,
-        (true, Some((_, true))) => next.into_iter().collect(),
-        (true, _) => prev.map(|(ws, _)| ws).into_iter().chain(next).collect(),
+    match (replaced.first(), prev) {
+        // The first line a run writes stands where the first line it
+        // replaces stood.
+        (Some(&first), _) => vec![first],
+        (None, Some((_, true))) => next.into_iter().collect(),
+        (None, _) => prev.map(|(ws, _)| ws).into_iter().chain(next).collect(),
     }
 }
 

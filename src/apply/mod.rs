@@ -69,8 +69,12 @@ pub mod tree;
 
 #[doc(hidden)]
 pub use commit::commit;
-pub use fs::{DiskTree, Lock};
+pub use fs::DiskTree;
+#[cfg(feature = "internals")]
+pub use fs::Lock;
 #[doc(hidden)]
 pub use plan::{plan, Change, Plan, LINK_MODE};
 pub use root::{open_root, open_root_until, recover, DEFAULT_WAIT};
-pub use tree::{Entry, FileTree, Ident, Logged, MemTree, RootId};
+pub use tree::{FileTree, MemTree};
+#[cfg(feature = "internals")]
+pub use tree::{Entry, Ident, Logged, RootId};

@@ -247,6 +247,7 @@ impl<'p> Output<'p> {
     }
 
     /// The original file's bytes, for the rollback.
+#[cfg(feature = "internals")]
     pub fn original_bytes(&self) -> Cow<'_, [u8]> {
         match self.original_escapes() {
             false => Cow::Borrowed(self.original.as_bytes()),

@@ -35,20 +35,22 @@ impl Locating<'_, '_> {
     /// ap's dropped indent: content whose least indented line is at column
     /// 0, none of whose lines opens a block (ends with `:` or an opening
     /// bracket), for a target the file indents (the region's least indented
-    /// line; for an insertion after it, its last). Lines of the content
-    /// already at the file's indentation for their place stay as written,
-    /// as after any relaxed match (`indent.rs`).
+    /// line; for an insertion after it, its last). Content with a line
+    /// written exactly as an indented line of the snippet keeps the file's
+    /// indentation, and is written as it is; so is content whose lines are
+    /// all at the file's indentation for their place (`indent.rs`).
     fn dropped_indent(&mut self, edit: &Edit, region: Region) -> Result<Option<Indent>, Miss> {
         let Some(indent) = self.column_zero(edit, region) else {
             return Ok(None);
         };
         let file_ws = super::indent::file_indents(self.file, region, edit);
         let outside = super::indent::Outside::of(self.file, region);
-        let Some(indent) = indent
-            .decide(edit, &file_ws, outside)
-            .map_err(|why| Miss::Undecided(region, why))?
-        else {
-            return Ok(None);
+        let indent = match indent.clone().decide(edit, &file_ws, outside) {
+            Ok(Some(decided)) => decided,
+            Ok(None) => return Ok(None),
+            // Both readings fit the file: content written flat for an
+            // indented target is a dropped indent, by ap's rule.
+            Err(_) => indent,
         };
         self.warnings.push(
             Diagnostic::new(
@@ -84,6 +86,15 @@ impl Locating<'_, '_> {
         // to start one of its own (the nesting guard's case).
         let inserted = edit.place != Place::Replace || edit.old.is_empty();
         if indent(first.text) != 0 || (inserted && content.iter().any(|l| opens(l.text))) {
+            return None;
+        }
+        // Content at column 0 is content written flat. A line of it written
+        // exactly as an indented line of the snippet shows the content keeps
+        // the file's indentation: its lines at column 0 are meant there.
+        let kept_indented = |l: &crate::ir::Line| {
+            indent(l.text) != 0 && edit.old.iter().any(|o| o.text == l.text)
+        };
+        if content.iter().any(kept_indented) {
             return None;
         }
         let mut lines = (region.start..region.end).filter(|&l| !self.file.is_blank(l));

@@ -231,6 +231,12 @@ impl MemTree {
         self
     }
 
+    /// The text of the file at `path`, if there is one and it is UTF-8.
+    pub fn text(&self, path: &str) -> Option<&str> {
+        let (bytes, _) = self.files.get(path)?;
+        std::str::from_utf8(bytes).ok()
+    }
+
     fn parent_exists(&self, path: &RelPath) -> bool {
         path.ancestors()
             .last()

@@ -17,7 +17,7 @@ use pest::Parser;
 use pest_derive::Parser;
 
 use super::lowering::{prefixed_text, rule_words, Lowering};
-use super::{marker_path, rule_names, syntax_error};
+use super::{marker_path, syntax_error};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{
     line_hint, Action, Advice, Edit, FileOp, Hint, Levels, Line, Locator, NewLine, NewText, Patch,
@@ -146,8 +146,9 @@ pub fn parse<'t>(
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
 /// when it does not parse (for checking the Lark export against pest).
+#[cfg(feature = "internals")]
 pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
-    CodexParser::parse(Rule::patch, text).ok().map(rule_names)
+    CodexParser::parse(Rule::patch, text).ok().map(super::rule_names)
 }
 
 /// The Codex lowering: the shared one, with nothing of its own.

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use pest::error::{ErrorVariant, InputLocation};
-use pest::iterators::{Pair, Pairs};
+use pest::iterators::Pair;
 use pest::RuleType;
 
 use crate::error::{Code, Diagnostic};
@@ -125,20 +125,22 @@ impl fmt::Display for Format {
     }
 }
 
-/// A `--format` (or tool-call `format`) value: `auto` is `None`; anything
-/// else must name a format this build supports.
-pub fn format_arg(name: &str) -> Result<Option<Format>, String> {
-    if name == "auto" {
-        return Ok(None);
+impl Format {
+    /// A `--format` (or tool-call `format`) value: `auto` is `None`;
+    /// anything else must name a format.
+    pub fn from_arg(name: &str) -> Result<Option<Format>, String> {
+        if name == "auto" {
+            return Ok(None);
+        }
+        let format = Format::from_name(name).ok_or_else(|| {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            format!(
+                "unknown format `{name}` (expected auto, {})",
+                names.join(", ")
+            )
+        })?;
+        Ok(Some(format))
     }
-    let format = Format::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-        format!(
-            "unknown format `{name}` (expected auto, {})",
-            names.join(", ")
-        )
-    })?;
-    Ok(Some(format))
 }
 
 /// Tells the format from the first meaningful line, as the contract says:
@@ -182,6 +184,7 @@ fn is_ap_header(line: &str) -> bool {
 /// Returns the patch with its warnings, or every error found.
 /// `store` keeps the line texts lowering makes (a binary literal's
 /// decoded bytes): it must live as long as the patch.
+#[cfg(feature = "internals")]
 pub fn parse<'t>(
     format: Format,
     text: &'t str,
@@ -227,6 +230,7 @@ pub fn parse_to<'t>(
 /// The grammar rules in the parse tree of `text`, or `None` when it does
 /// not parse (and for ap, whose grammar has no pest rules); used to check
 /// the Lark export against the pest parser.
+#[cfg(feature = "internals")]
 pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeSet<String>> {
     match format {
         Format::Udiff => udiff::rules_used(text),
@@ -239,18 +243,21 @@ pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeS
 
 /// Whether `text` is in the language of ap's Lark export (ap's grammar is
 /// LALRPOP's, so it has no pest rules to name).
+#[cfg(feature = "internals")]
 pub fn ap_in_export_language(text: &str) -> bool {
     ap::in_export_language(text)
 }
 
 /// The terminal of each line of an ap text as ap's lexer reads it
 /// (`None` for a line no terminal takes, where it stops).
+#[cfg(feature = "internals")]
 pub fn ap_line_terminals(text: &str) -> Vec<Option<&'static str>> {
     ap::lexer::line_terminals(text)
 }
 
 /// The names of the rules in a parse tree.
-pub(crate) fn rule_names<R: RuleType>(pairs: Pairs<'_, R>) -> std::collections::BTreeSet<String> {
+#[cfg(feature = "internals")]
+pub(crate) fn rule_names<R: RuleType>(pairs: pest::iterators::Pairs<'_, R>) -> std::collections::BTreeSet<String> {
     pairs
         .flatten()
         .map(|p| format!("{:?}", p.as_rule()))

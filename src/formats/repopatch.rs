@@ -19,7 +19,7 @@ use pest::Parser;
 use pest_derive::Parser;
 
 use super::lowering::{rule_words, Lowering};
-use super::{marker_path, rule_names, syntax_error};
+use super::{marker_path, syntax_error};
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
     Action, Advice, Edit, FileOp, Levels, Line, Locator, NewLine, NewText, Patch, PathRef, Policy,
@@ -141,10 +141,11 @@ pub fn parse<'t>(
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
 /// when it does not parse (for checking the Lark export against pest).
+#[cfg(feature = "internals")]
 pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
     RepoPatchParser::parse(Rule::patchset, text)
         .ok()
-        .map(rule_names)
+        .map(super::rule_names)
 }
 
 /// The Repopatch lowering: the shared one, with nothing of its own.

@@ -45,6 +45,7 @@ pub enum Tok {
 
 impl Tok {
     /// The terminal's name in `grammars/ap.lalrpop` (and its Lark export).
+#[cfg(feature = "internals")]
     pub fn terminal(self) -> &'static str {
         match self {
             Tok::Blank => "BLANK_LINE",
@@ -77,6 +78,7 @@ impl Tok {
 
 /// The terminal of each line of `text` as the lexer reads it, `None` for
 /// a line no terminal takes (where lexing stops).
+#[cfg(feature = "internals")]
 pub fn line_terminals(text: &str) -> Vec<Option<&'static str>> {
     let mut out = vec![];
     for t in Lexer::new(text) {

@@ -305,6 +305,7 @@ fn policy(v31: bool, tolerant: bool) -> Policy {
 /// Whether `text` is in the language the Lark export teaches: the
 /// grammar's `Patch` takes its lines, and no directive has a tab after
 /// its ID.
+#[cfg(feature = "internals")]
 pub fn in_export_language(text: &str) -> bool {
     let mut lexer = lexer::Lexer::new(text);
     grammar::PatchParser::new().parse(&mut lexer).is_ok() && lexer.pads.is_empty()

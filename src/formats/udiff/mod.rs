@@ -22,7 +22,7 @@ use pest_derive::Parser;
 
 use super::git_binary::{self, Hunk};
 use super::lowering::{rule_words, Lowering};
-use super::{rule_names, syntax_error};
+use super::syntax_error;
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{
     line_hint, Action, Advice, Edit, FileOp, GitMode, Hint, Level, Levels, Line, Locator, NewLine,
@@ -182,8 +182,9 @@ fn lower_files<'t>(
 
 /// The names of the grammar rules in the parse tree of `text`, or `None`
 /// when it does not parse (for checking the Lark export against pest).
+#[cfg(feature = "internals")]
 pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
-    UdiffParser::parse(Rule::patch, text).ok().map(rule_names)
+    UdiffParser::parse(Rule::patch, text).ok().map(super::rule_names)
 }
 
 /// udiff's own lowering state: a hunk's lines as they are read, before
