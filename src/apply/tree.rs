@@ -113,12 +113,9 @@ pub trait FileTree {
         first_link(self, path)
     }
     /// The bytes of the regular file at `path`. A file of `limit` bytes or
-    /// more is refused without being read ([`Refusal::TooLarge`]: a sparse
-    /// file can claim any size); anything but a regular file is refused
-    /// without being opened for reading ([`Refusal::Special`]).
-    ///
-    /// [`Refusal::TooLarge`]: super::fs::Refusal::TooLarge
-    /// [`Refusal::Special`]: super::fs::Refusal::Special
+    /// more is refused without being read (a sparse file can claim any
+    /// size); anything but a regular file is refused without being opened
+    /// for reading.
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>>;
     /// The names in a directory, sorted.
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;
