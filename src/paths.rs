@@ -147,7 +147,7 @@ pub fn names_directory(text: &str) -> bool {
 /// case): the journal's temporary names, and the in-tree journal and stash
 /// of earlier versions.
 pub fn is_reserved(component: &str) -> bool {
-    let prefix = crate::apply::journal::TEMP_PREFIX;
+    let prefix = crate::apply::writing::journal::TEMP_PREFIX;
     component.len() >= prefix.len() && component[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 

@@ -308,7 +308,7 @@ mod tests {
         let (mut tree, _) = open_root(dir.path(), true, DEFAULT_WAIT).unwrap();
         let result = guarded(&mut tree, |tree| {
             // Half a commit (the file renamed aside), then a bug.
-            use crate::apply::journal::{Journal, Record};
+            use crate::apply::writing::journal::{Journal, Record};
             let mut j = Journal::begin(tree).unwrap();
             let path = crate::paths::RelPath::new("a.txt").unwrap();
             let aside = j.temp_beside(&path);

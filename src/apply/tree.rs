@@ -178,7 +178,7 @@ pub fn first_link<T: FileTree + ?Sized>(
                 return Ok(Some((dir, target)));
             }
             Ok(_) => return Ok(None),
-            Err(e) if super::fs::refusal(&e) == Some(super::fs::Refusal::Escapes) => continue,
+            Err(e) if super::writing::fs::refusal(&e) == Some(super::writing::fs::Refusal::Escapes) => continue,
             Err(e) => return Err(e),
         }
     }
@@ -329,10 +329,10 @@ impl FileTree for MemTree {
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
         match self.files.get(path.as_str()) {
             Some((_, mode)) if is_link(*mode) => {
-                Err(super::fs::refused(super::fs::Refusal::Special))
+                Err(super::writing::fs::refused(super::writing::fs::Refusal::Special))
             }
             Some((b, _)) if b.len() as u64 >= limit => {
-                Err(super::fs::refused(super::fs::Refusal::TooLarge))
+                Err(super::writing::fs::refused(super::writing::fs::Refusal::TooLarge))
             }
             Some((b, _)) => Ok(b.clone()),
             None => Err(not_found(path)),

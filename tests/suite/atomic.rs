@@ -11,7 +11,7 @@ use std::io;
 use std::path::Path;
 use std::rc::Rc;
 
-use grammar_patch::apply::journal::{recover, Recovered};
+use grammar_patch::apply::writing::journal::{recover, Recovered};
 use grammar_patch::apply::{DiskTree, FileTree, MemTree};
 use grammar_patch::error::Code;
 use grammar_patch::{run, Mode};

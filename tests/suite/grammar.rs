@@ -640,7 +640,7 @@ proptest! {
 /// pest parses without its stack guard (Cargo.toml), which is safe only
 /// while no rule can reach itself: a recursive rule nests as deep as its
 /// input does, and a deep enough input would overflow the stack. The
-/// check itself is checked on grammars that do recurse.
+/// check itself is checked on grammars that do recurse (crates/pest-lark).
 #[test]
 fn no_rule_of_any_grammar_is_recursive() {
     // ap's grammar is LR: its parser keeps its own stack, and its export
@@ -652,13 +652,6 @@ fn no_rule_of_any_grammar_is_recursive() {
             "{format}"
         );
     }
-    let recursive = |src: &str| lark::recursive_rules(src).unwrap();
-    assert_eq!(recursive("a = { \"(\" ~ a? ~ \")\" }"), ["a"]);
-    assert_eq!(
-        recursive("s = { a }\na = { \"x\" ~ !b }\nb = _{ c* }\nc = { a | \"y\" }"),
-        ["a", "b", "c"]
-    );
-    assert!(recursive("s = { a ~ a }\na = { \"x\" }").is_empty());
 }
 
 /// `grammar ap --id HEX8` fills the ID into an export made at build time;
@@ -673,55 +666,4 @@ fn the_id_bound_ap_export_is_the_exporters() {
         );
     }
     assert!(Format::Ap.lark_grammar_for(Some("@PATCH_ID@")).is_err());
-}
-
-#[test]
-fn translator_refuses_what_lark_cannot_say() {
-    let refused = |src: &str, rule: &str| {
-        let err = lark::export(src, "start").expect_err(src);
-        assert_eq!(err.rule, rule, "{err}");
-    };
-    let exported = |src: &str| lark::export(src, "start").unwrap();
-    refused("start = { PUSH(\"a\") ~ POP }", "start");
-    refused("start = { !\"ab\" ~ \"x\" }", "start");
-    refused("start = { &\"a\" ~ \"a\" }", "start");
-    refused("WHITESPACE = _{ \" \" }\nstart = { \"a\" }", "WHITESPACE");
-    refused("start = { a }\na = @{ \"x\" ~ a? }", "a");
-    refused("start = { \"a\" ~ SOI }", "start");
-    refused("start = { \"\" }", "start");
-    // A waived lookahead is dropped; the negated-class idiom is translated.
-    let ok = exported("/// lark: lookahead only disambiguates: test\nstart = { !\"b\" ~ line+ }\nline = @{ (!\"\\n\" ~ ANY)* ~ \"\\n\" }");
-    assert!(
-        ok.ends_with("start: LINE+\nLINE: /[^\\n]/* \"\\n\"\n"),
-        "{ok}"
-    );
-    // An omitted alternative disappears.
-    let ok = exported("start = { a | b }\na = { \"a\" }\n/// lark: omit\nb = { \"b\" }");
-    assert!(ok.ends_with("start: a\na: \"a\"\n"), "{ok}");
-    // One marked `lark: inline` is written where it is used, and an
-    // omitted probe after it disappears.
-    let ok = exported("start = { \"@\" ~ (body ~ probe? | probe) }\n/// lark: inline\nbody = @{ line+ }\nline = @{ \"+\" ~ \"\\n\" }\n/// lark: omit\nprobe = _{ line }");
-    assert!(ok.ends_with("start: \"@\" LINE+\nLINE: \"+\\n\"\n"), "{ok}");
-    refused(
-        "start = { a }\n/// lark: inline\na = @{ b }\n/// lark: inline\nb = @{ \"x\" }",
-        "a",
-    );
-    // PEG's `x | a+ ~ x` and `x | p ~ x`, the usual case tried first,
-    // read as `a* x` and `p? x`; other choices stay choices.
-    let ok = exported("start = { (x | y | b+ ~ (x | y)) ~ (z | \"p\" ~ z) ~ (x | y ~ z) }\nx = { \"x\" }\ny = { \"y\" }\nb = { \"b\" }\nz = { \"z\" }");
-    assert!(
-        ok.contains("start: b* (x | y) \"p\"? z (x | y z)\n"),
-        "{ok}"
-    );
-    // A prefix that is only a dropped lookahead leaves the choice as is.
-    let ok = exported(
-        "/// lark: lookahead only disambiguates: test\nstart = { x | &\"x\" ~ x }\nx = { \"x\" }",
-    );
-    assert!(ok.contains("start: x | x\n"), "{ok}");
-    // The pest stack is refused whole, PEEK included.
-    refused("start = { PUSH(\"a\") ~ PEEK }", "start");
-    refused(
-        "start = { line }\nline = @{ !(PEEK ~ \" \") ~ (!\"\\n\" ~ ANY)* ~ \"\\n\" }",
-        "line",
-    );
 }

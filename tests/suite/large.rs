@@ -1,5 +1,5 @@
 //! Files large enough for the work the applier shares with a second thread
-//! (`src/apply/beside.rs`): the original's brackets counted while the
+//! (`src/apply/matching/beside.rs`): the original's brackets counted while the
 //! edits are placed, the edits' keys hashed while the file is split, the
 //! keys counted and indexed in chunks. Each gives what the one-thread path
 //! gives on the same edits in a small file.

@@ -426,8 +426,8 @@ fn both_resolutions_refuse_every_link_on_the_way() {
             assert_eq!(found.map(|(l, _)| l), Some(p(link)), "{path}");
             let e = tree.read(&p(path), u64::MAX).unwrap_err();
             assert_eq!(
-                apply::fs::refusal(&e),
-                Some(apply::fs::Refusal::Escapes),
+                apply::writing::fs::refusal(&e),
+                Some(apply::writing::fs::Refusal::Escapes),
                 "{path}: {e}"
             );
         }
@@ -749,7 +749,7 @@ fn recover_and_every_apply_roll_back_a_left_journal() {
     fs::write(root.join("a.txt"), TEXT).unwrap();
     // Half a commit: a.txt renamed aside, then killed.
     let leave_journal = |root: &Path| {
-        use apply::journal::{Journal, Record};
+        use apply::writing::journal::{Journal, Record};
         let (mut tree, _) = open_root(root, true, DEFAULT_WAIT).unwrap();
         let mut j = Journal::begin(&mut tree).unwrap();
         let path = grammar_patch::paths::RelPath::new("a.txt").unwrap();

@@ -21,22 +21,46 @@
 //!   snake_case; one whose only alternative is one terminal is written as
 //!   that terminal. A recursive nonterminal is refused: every grammar here
 //!   says its repetitions with quantifiers.
+//!
+//! `read.rs` reads the grammar file; this file checks it and writes Lark.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Why a grammar cannot be exported.
+mod read;
+
+use read::{is_terminal_name, read_rules, read_terminals};
+
+/// Why a grammar cannot be exported: the rule (nonterminal or terminal)
+/// it is about, `<grammar>` for the file as a whole, and what is wrong.
+/// The same shape as `pest_lark::ExportError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExportError(pub String);
+pub struct ExportError {
+    pub rule: String,
+    pub message: String,
+}
 
 impl std::fmt::Display for ExportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        write!(f, "rule `{}`: {}", self.rule, self.message)
     }
 }
 
-fn err<T>(message: impl Into<String>) -> Result<T, ExportError> {
-    Err(ExportError(message.into()))
+impl std::error::Error for ExportError {}
+
+/// The refusal of `rule` for `message`.
+pub(crate) fn refusal(rule: &str, message: impl Into<String>) -> ExportError {
+    ExportError {
+        rule: rule.to_string(),
+        message: message.into(),
+    }
 }
+
+pub(crate) fn err<T>(rule: &str, message: impl Into<String>) -> Result<T, ExportError> {
+    Err(refusal(rule, message))
+}
+
+/// A refusal about the grammar file as a whole.
+pub(crate) const GRAMMAR: &str = "<grammar>";
 
 /// A symbol of an alternative.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,329 +82,6 @@ struct Grammar {
     helpers: Vec<(String, String)>,
     /// Nonterminal → its alternatives (macros left out).
     rules: BTreeMap<String, Vec<Vec<Sym>>>,
-}
-
-/// The source without `//` comments (strings are kept whole).
-fn strip_comments(src: &str) -> String {
-    src.lines()
-        .map(|line| {
-            let mut in_str = false;
-            let b = line.as_bytes();
-            for i in 0..b.len() {
-                match b[i] {
-                    b'"' if i == 0 || b[i - 1] != b'\\' => in_str = !in_str,
-                    b'/' if !in_str && b.get(i + 1) == Some(&b'/') => return &line[..i],
-                    _ => {}
-                }
-            }
-            line
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// Splits the grammar's source into tokens: names, strings, punctuation.
-fn tokens(src: &str) -> Vec<String> {
-    let mut out = vec![];
-    let cs: Vec<char> = src.chars().collect();
-    let mut i = 0;
-    while i < cs.len() {
-        let c = cs[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c.is_alphanumeric() || c == '_' || c == '@' {
-            let s = i;
-            i += 1;
-            while i < cs.len()
-                && (cs[i].is_alphanumeric()
-                    || cs[i] == '_'
-                    || cs[i] == ':' && cs.get(i + 1) == Some(&':'))
-            {
-                i += if cs[i] == ':' { 2 } else { 1 };
-            }
-            // `Name<` applies (or defines) a macro.
-            let macro_ = cs.get(i) == Some(&'<') && !cs[s].is_ascii_digit();
-            if macro_ {
-                i += 1;
-            }
-            out.push(cs[s..i].iter().collect());
-        } else if c == '"' {
-            let s = i;
-            i += 1;
-            while i < cs.len() && cs[i] != '"' {
-                i += if cs[i] == '\\' { 2 } else { 1 };
-            }
-            i += 1;
-            out.push(cs[s..i.min(cs.len())].iter().collect());
-        } else if c == '=' && cs.get(i + 1) == Some(&'>') {
-            let q = cs.get(i + 2) == Some(&'?');
-            out.push(if q { "=>?" } else { "=>" }.to_string());
-            i += if q { 3 } else { 2 };
-        } else {
-            out.push(c.to_string());
-            i += 1;
-        }
-    }
-    out
-}
-
-fn is_terminal_name(name: &str) -> bool {
-    name.chars()
-        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-        && name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-}
-
-/// Reads the `lark:` comments of the `extern` block's terminals and the
-/// `lark-define:` helpers.
-fn read_terminals(src: &str) -> Result<(Terminals, Vec<(String, String)>), ExportError> {
-    let mut helpers = vec![];
-    let mut terminals = BTreeMap::new();
-    let mut pending: Option<Option<String>> = None;
-    let mut in_enum = false;
-    for line in src.lines() {
-        let t = line.trim();
-        if let Some(def) = t.strip_prefix("// lark-define:") {
-            let (name, def) = def
-                .split_once(':')
-                .ok_or_else(|| ExportError(format!("`{t}`: a helper is `NAME: DEFINITION`")))?;
-            helpers.push((name.trim().to_string(), def.trim().to_string()));
-            continue;
-        }
-        if t.starts_with("enum ") && t.ends_with('{') {
-            in_enum = true;
-            continue;
-        }
-        if !in_enum {
-            continue;
-        }
-        if t == "}" {
-            break;
-        }
-        if let Some(def) = t.strip_prefix("// lark:") {
-            let def = def.trim();
-            pending = Some((def != "omit").then(|| def.to_string()));
-        } else if let Some((name, _)) = t.split_once("=>") {
-            let name = name.trim().to_string();
-            let def = pending.take().ok_or_else(|| {
-                ExportError(format!("terminal `{name}` has no `// lark:` line above it"))
-            })?;
-            terminals.insert(name, def);
-        }
-    }
-    Ok((terminals, helpers))
-}
-
-/// Parses the alternatives of one nonterminal's body.
-struct Reader<'a> {
-    toks: &'a [String],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn peek(&self) -> Option<&str> {
-        self.toks.get(self.at).map(String::as_str)
-    }
-
-    fn next(&mut self) -> Option<&'a str> {
-        let t = self.toks.get(self.at)?;
-        self.at += 1;
-        Some(t)
-    }
-
-    fn expect(&mut self, want: &str) -> Result<(), ExportError> {
-        match self.next() {
-            Some(t) if t == want => Ok(()),
-            other => err(format!("expected `{want}`, found {other:?}")),
-        }
-    }
-
-    /// Skips an action: to the `,`, `;` or `}` that ends it at depth 0.
-    fn skip_action(&mut self) {
-        let mut depth = 0i32;
-        while let Some(t) = self.peek() {
-            match t {
-                "(" | "[" | "{" => depth += 1,
-                ")" | "]" => depth -= 1,
-                "}" if depth == 0 => return,
-                "}" => depth -= 1,
-                "," | ";" if depth == 0 => return,
-                _ => {}
-            }
-            self.at += 1;
-        }
-    }
-
-    /// Symbols up to the end of an alternative (`=>`, `,`, `;`, `}`, `)`, `|`).
-    fn symbols(&mut self) -> Result<Vec<Sym>, ExportError> {
-        let mut out = vec![];
-        loop {
-            let sym = match self.peek() {
-                None | Some("=>" | "=>?" | "," | ";" | "}" | ")" | "|" | ">") => return Ok(out),
-                Some("<") => {
-                    self.next();
-                    // `<x:Sym>`, `<mut x:Sym>` or `<Sym>`.
-                    let save = self.at;
-                    if self.peek() == Some("mut") {
-                        self.next();
-                    }
-                    let named = self.next().is_some() && self.peek() == Some(":");
-                    if named {
-                        self.next();
-                    } else {
-                        self.at = save;
-                    }
-                    let inner = self.symbols()?;
-                    self.expect(">")?;
-                    match <[Sym; 1]>::try_from(inner) {
-                        Ok([s]) => s,
-                        Err(v) => Sym::Group(vec![v]),
-                    }
-                }
-                Some("(") => {
-                    self.next();
-                    let mut alts = vec![self.symbols()?];
-                    while self.peek() == Some("|") {
-                        self.next();
-                        alts.push(self.symbols()?);
-                    }
-                    self.expect(")")?;
-                    Sym::Group(alts)
-                }
-                Some(t) if t.starts_with('@') => {
-                    self.next();
-                    continue;
-                }
-                Some(t) if t.starts_with('"') => {
-                    return err(format!("a quoted terminal {t}: name terminals"))
-                }
-                Some(t) if t.ends_with('<') => {
-                    let name = self
-                        .next()
-                        .expect("peeked")
-                        .trim_end_matches('<')
-                        .to_string();
-                    let mut depth = 1;
-                    while depth > 0 {
-                        match self.next() {
-                            Some("<") => depth += 1,
-                            Some(t) if t.ends_with('<') => depth += 1,
-                            Some(">") => depth -= 1,
-                            None => return err(format!("`{name}<`: unclosed")),
-                            _ => {}
-                        }
-                    }
-                    Sym::Macro(name)
-                }
-                Some(_) => Sym::Name(self.next().expect("peeked").to_string()),
-            };
-            let sym = match self.peek() {
-                Some(q @ ("?" | "*" | "+")) => {
-                    let q = q.chars().next().expect("one char");
-                    self.next();
-                    Sym::Repeat(Box::new(sym), q)
-                }
-                _ => sym,
-            };
-            out.push(sym);
-        }
-    }
-
-    /// One alternative and its action.
-    fn alternative(&mut self) -> Result<Vec<Sym>, ExportError> {
-        let syms = self.symbols()?;
-        if matches!(self.peek(), Some("=>" | "=>?")) {
-            self.next();
-            self.skip_action();
-        }
-        Ok(syms)
-    }
-}
-
-/// Reads the nonterminals after the `grammar;` line (macros are skipped).
-fn read_rules(src: &str) -> Result<BTreeMap<String, Vec<Vec<Sym>>>, ExportError> {
-    let toks = tokens(&strip_comments(src));
-    let start = toks
-        .windows(2)
-        .position(|w| w[0] == "grammar" && w[1] == ";")
-        .ok_or_else(|| ExportError("no `grammar;` line".into()))?;
-    let mut r = Reader {
-        toks: &toks,
-        at: start + 2,
-    };
-    let mut rules = BTreeMap::new();
-    while let Some(t) = r.peek() {
-        match t {
-            "extern" => {
-                // Skip the balanced block.
-                r.next();
-                r.expect("{")?;
-                let mut depth = 1;
-                while depth > 0 {
-                    match r.next() {
-                        Some("{") => depth += 1,
-                        Some("}") => depth -= 1,
-                        None => return err("an unclosed `extern` block"),
-                        _ => {}
-                    }
-                }
-                continue;
-            }
-            "pub" => {
-                r.next();
-                continue;
-            }
-            "use" => {
-                while r.next().is_some_and(|t| t != ";") {}
-                continue;
-            }
-            _ => {}
-        }
-        let name = r.next().expect("peeked").to_string();
-        let is_macro = name.ends_with('<');
-        if is_macro {
-            while r.next().is_some_and(|t| t != ">") {}
-        }
-        if r.peek() == Some(":") {
-            // The type: to the `=` at depth 0.
-            let mut depth = 0;
-            while let Some(t) = r.next() {
-                match t {
-                    "(" | "<" | "[" => depth += 1,
-                    t if t.ends_with('<') => depth += 1,
-                    ")" | ">" | "]" => depth -= 1,
-                    _ => {}
-                }
-                if depth == 0 && r.peek() == Some("=") {
-                    break;
-                }
-            }
-        }
-        r.expect("=")?;
-        let mut alts = vec![];
-        if r.peek() == Some("{") {
-            r.next();
-            while r.peek() != Some("}") {
-                alts.push(r.alternative()?);
-                if r.peek() == Some(",") {
-                    r.next();
-                }
-                if r.peek().is_none() {
-                    return err(format!("`{name}`: an unclosed `{{`"));
-                }
-            }
-            r.next();
-            if r.peek() == Some(";") {
-                r.next();
-            }
-        } else {
-            alts.push(r.alternative()?);
-            r.expect(";")?;
-        }
-        if !is_macro {
-            rules.insert(name, alts);
-        }
-    }
-    Ok(rules)
 }
 
 /// The terminal names a Lark definition refers to (not the text of its
@@ -501,7 +202,7 @@ impl Grammar {
         fn names(sym: &Sym, out: &mut Vec<String>) -> Result<(), ExportError> {
             match sym {
                 Sym::Name(n) => out.push(n.clone()),
-                Sym::Macro(m) => return err(format!("the macro `{m}<…>` cannot be exported")),
+                Sym::Macro(m) => return err(m, "a macro cannot be exported"),
                 Sym::Group(alts) => {
                     for s in alts.iter().flatten() {
                         names(s, out)?;
@@ -518,9 +219,7 @@ impl Grammar {
             done: &mut BTreeSet<String>,
         ) -> Result<(), ExportError> {
             if path.iter().any(|p| p == n) {
-                return err(format!(
-                    "`{n}` is recursive: say its repetition with a quantifier"
-                ));
+                return err(n, "recursive: say its repetition with a quantifier");
             }
             if done.contains(n) {
                 return Ok(());
@@ -549,7 +248,7 @@ impl Grammar {
 pub fn export(src: &str, start: &str, id: Option<&str>) -> Result<String, ExportError> {
     let g = Grammar::read(src)?;
     if !g.rules.contains_key(start) {
-        return err(format!("no nonterminal `{start}`"));
+        return err(start, "no such nonterminal");
     }
     g.check_recursion(start)?;
     for (name, def) in &g.terminals {
@@ -557,7 +256,7 @@ pub fn export(src: &str, start: &str, id: Option<&str>) -> Result<String, Export
             continue;
         }
         if g.helpers.iter().any(|(h, _)| h == name) {
-            return err(format!("`{name}` is both a terminal and a helper"));
+            return err(&name, "both a terminal and a helper");
         }
     }
     let mut out =
@@ -577,9 +276,7 @@ pub fn export(src: &str, start: &str, id: Option<&str>) -> Result<String, Export
             .filter_map(|a| g.sequence(a, &mut used))
             .collect();
         if alts.is_empty() {
-            return err(format!(
-                "`{n}`: every alternative needs an omitted terminal"
-            ));
+            return err(&n, "every alternative needs an omitted terminal");
         }
         rules.push(format!("{}: {}\n", snake(&n), alts.join(" | ")));
     }
@@ -604,9 +301,7 @@ pub fn export(src: &str, start: &str, id: Option<&str>) -> Result<String, Export
                     frontier.push(d.clone());
                 }
             } else if !g.terminals.contains_key(&word) {
-                return err(format!(
-                    "`{word}` is named in a definition but defined nowhere"
-                ));
+                return err(&word, "named in a definition but defined nowhere");
             }
         }
     }
@@ -668,15 +363,31 @@ Other: Vec<u8> = <a:LINE> <b:JUNK> => vec![];
 
     #[test]
     fn refuses_macros_recursion_and_undefined_names() {
-        let refusal =
-            |from: &str, to: &str| export(&G.replace(from, to), "Top", None).unwrap_err().0;
+        let refusal = |from: &str, to: &str| export(&G.replace(from, to), "Top", None).unwrap_err();
+        let names = |e: ExportError, rule: &str, says: &str| {
+            assert_eq!(e.rule, rule, "{e}");
+            assert!(e.message.contains(says), "{e}");
+        };
         let line = "Line: () = LINE => ();";
-        assert!(
-            refusal(line, "Line: () = M<LINE> => ();\nM<T>: () = T => ();")
-                .contains("macro `M<…>`")
+        names(
+            refusal(line, "Line: () = M<LINE> => ();\nM<T>: () = T => ();"),
+            "M",
+            "macro",
         );
-        assert!(refusal(line, "Line: () = { LINE => (), Line LINE => () };").contains("recursive"));
-        assert!(refusal("WORD \"\\n\"", "NOWHERE \"\\n\"").contains("NOWHERE"));
-        assert!(refusal("        // lark: WORD \"\\n\"\n", "").contains("no `// lark:`"));
+        names(
+            refusal(line, "Line: () = { LINE => (), Line LINE => () };"),
+            "Line",
+            "recursive",
+        );
+        names(
+            refusal("WORD \"\\n\"", "NOWHERE \"\\n\""),
+            "NOWHERE",
+            "defined nowhere",
+        );
+        names(
+            refusal("        // lark: WORD \"\\n\"\n", ""),
+            "LINE",
+            "no `// lark:`",
+        );
     }
 }

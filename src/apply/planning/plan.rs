@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
-use super::output::Output;
+use crate::apply::output::Output;
 use super::repeated::Touched;
-use super::tree::{Entry, FileTree};
+use crate::apply::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{FileOp, Patch, PathRef, Policy};
 use crate::paths::RelPath;
@@ -218,8 +218,8 @@ impl<'s> OpCx<'_, 's> {
     }
 
     pub fn io_error<T>(&mut self, path: &PathRef, err: std::io::Error) -> Step<T> {
-        match super::fs::refusal(&err) {
-            Some(super::fs::Refusal::Escapes) => {
+        match crate::apply::writing::fs::refusal(&err) {
+            Some(crate::apply::writing::fs::Refusal::Escapes) => {
                 return self.fail(
                     Diagnostic::new(
                         Code::PathEscape,
@@ -230,7 +230,7 @@ impl<'s> OpCx<'_, 's> {
                     .hint("patch files by their real path; a patch never writes through a link"),
                 )
             }
-            Some(super::fs::Refusal::Special) => {
+            Some(crate::apply::writing::fs::Refusal::Special) => {
                 return self.fail(
                     Diagnostic::new(
                         Code::UnsupportedFile,
@@ -241,7 +241,7 @@ impl<'s> OpCx<'_, 's> {
                     .hint("patch the regular file itself"),
                 )
             }
-            Some(super::fs::Refusal::Changed) => {
+            Some(crate::apply::writing::fs::Refusal::Changed) => {
                 return self.fail(
                     Diagnostic::new(
                         Code::TargetChanged,
@@ -332,7 +332,7 @@ impl<'s> OpCx<'_, 's> {
         };
         let bytes = match self.tree.read(rel, TOO_LARGE) {
             Ok(b) => b,
-            Err(e) if super::fs::refusal(&e) == Some(super::fs::Refusal::TooLarge) => {
+            Err(e) if crate::apply::writing::fs::refusal(&e) == Some(crate::apply::writing::fs::Refusal::TooLarge) => {
                 return self.fail(too_large(rel))
             }
             Err(e) => return self.io_error(path, e),

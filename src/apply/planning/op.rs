@@ -4,10 +4,10 @@
 //! `links.rs`'s.
 
 use super::edit::Source;
-use super::output::{Builder, Output};
+use crate::apply::output::{Builder, Output};
 use super::plan::{mode_of, Change, OpCx, Step};
-use super::text::FileText;
-use super::tree::Entry;
+use crate::apply::matching::text::FileText;
+use crate::apply::tree::Entry;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, FileOp, GitMode, Line, NewText, PathRef};
 use crate::paths::RelPath;

@@ -20,7 +20,7 @@ use rustix::fd::OwnedFd;
 use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::tree::{Logged, RootId};
+use crate::apply::tree::{Logged, RootId};
 
 /// The largest journal read back: one far larger was not written by us.
 const LARGEST: u64 = 1 << 30;

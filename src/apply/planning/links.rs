@@ -12,7 +12,7 @@
 //! makes them in.
 
 use super::plan::{Change, OpCx, Plan, Step, LINK_MODE};
-use super::tree::{Entry, FileTree};
+use crate::apply::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, FileOp, NewText, PathRef};
 use crate::paths::{self, RelPath};

@@ -6,13 +6,13 @@
 use std::cell::OnceCell;
 
 use super::assemble::{assemble, dominant, reshapes, Shape};
-use super::beside;
-use super::find::{expect_keys, Keys};
-use super::locate::Locating;
+use crate::apply::matching::beside;
+use crate::apply::matching::find::{expect_keys, Keys};
+use crate::apply::matching::locate::Locating;
 use super::op::render_new;
-use super::output::{Builder, Output, Pieces};
+use crate::apply::output::{Builder, Output, Pieces};
 use super::plan::{OpCx, Step};
-use super::text::FileText;
+use crate::apply::matching::text::FileText;
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{Edit, FileOp, NewText};
 use crate::paths::RelPath;

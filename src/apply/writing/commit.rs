@@ -16,8 +16,8 @@
 
 use super::fs::{refusal, Refusal};
 use super::journal::{Failed, Journal, Record};
-use super::plan::{Change, Plan};
-use super::tree::{Entry, FileTree, Ident};
+use crate::apply::planning::plan::{Change, Plan};
+use crate::apply::tree::{Entry, FileTree, Ident};
 use crate::error::{Code, Diagnostic};
 use crate::paths::RelPath;
 

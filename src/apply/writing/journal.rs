@@ -30,7 +30,7 @@
 use std::collections::HashSet;
 use std::io;
 
-use super::tree::{Entry, FileTree, Ident, Logged, RootId};
+use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
 use crate::paths::{self, RelPath};
 
 /// The first part of every name the journal puts in a tree.

@@ -16,7 +16,7 @@ use crate::trim::{is_blank, trim};
 impl Locating<'_, '_> {
     /// Decides where the new block goes around `region`, or that it is
     /// there already; moves the cursor.
-    pub(super) fn place(
+    pub(crate) fn place(
         &mut self,
         edits: &[Edit],
         i: usize,
@@ -256,7 +256,7 @@ impl Locating<'_, '_> {
     /// The nesting guard (ap 3.2 §3.6): an insertion after a line that
     /// opens a block, of content that is itself a block-opening
     /// declaration at column 0, belongs after that block: its end.
-    pub(super) fn nested(&self, region: Region, content: &[Line]) -> Option<usize> {
+    pub(crate) fn nested(&self, region: Region, content: &[Line]) -> Option<usize> {
         self.policy.nesting_guard?;
         if region.is_empty() {
             return None;
@@ -273,7 +273,7 @@ impl Locating<'_, '_> {
     /// replacement whose content is there; anything else is a miss. A
     /// deletion whose lines are still there in the main, in order (one of
     /// them changed since the patch was written), is stale, not done.
-    pub(super) fn absent(&mut self, edit: &Edit, from: usize) -> Result<Option<Placed>, Miss> {
+    pub(crate) fn absent(&mut self, edit: &Edit, from: usize) -> Result<Option<Placed>, Miss> {
         let content = new_lines(edit);
         if edit.place == Place::Replace
             && content.is_empty()
@@ -384,7 +384,7 @@ impl Locating<'_, '_> {
     }
 
     /// An edit skipped because its result is there already.
-    pub(super) fn done_already(&mut self, edit: &Edit, to: usize, why: &str) {
+    pub(crate) fn done_already(&mut self, edit: &Edit, to: usize, why: &str) {
         self.warnings.push(
             Diagnostic::new(
                 Code::AlreadyApplied,

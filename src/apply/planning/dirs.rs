@@ -3,9 +3,9 @@
 //! project prefix. They are operations of the shared model of their own
 //! because no edit describes them: a directory has no text to locate in.
 
-use super::output::{Builder, Output};
+use crate::apply::output::{Builder, Output};
 use super::plan::{mode_of, Change, OpCx, Step, TreeFile};
-use super::tree::Entry;
+use crate::apply::tree::Entry;
 use crate::ir::{FileOp, PathRef};
 use crate::paths::RelPath;
 

@@ -10,7 +10,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::text::{counted, hash_key, mark_pivot, soft_eq, Counts, FileText, Key, Region};
+use super::index::{counted, mark_pivot, Counts};
+use super::text::{hash_key, soft_eq, FileText, Key, Region};
 use crate::ir::{Edit, Hint, Level, Line, RangeEnd};
 use crate::trim::trim;
 

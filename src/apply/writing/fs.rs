@@ -38,7 +38,7 @@ use rustix::io::Errno;
 
 use super::beneath::{self, Resolver};
 use super::state::JournalFile;
-use super::tree::{Entry, FileTree, Ident, Logged, RootId};
+use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
 use crate::paths::RelPath;
 
 /// A step the disk refused for a reason the patch's reader must hear about
@@ -82,7 +82,7 @@ pub fn refusal(err: &io::Error) -> Option<Refusal> {
     }
 }
 
-pub(super) fn refused(r: Refusal) -> io::Error {
+pub(crate) fn refused(r: Refusal) -> io::Error {
     io::Error::other(r)
 }
 
@@ -373,7 +373,7 @@ impl FileTree for DiskTree {
         match self.open(&parent, beneath::dir_flags(), Mode::empty()) {
             Ok(_) => Ok(None),
             Err(e) if missing(&e) || refusal(&e) == Some(Refusal::Escapes) => {
-                super::tree::first_link(self, path)
+                crate::apply::tree::first_link(self, path)
             }
             Err(e) => Err(e),
         }
@@ -739,7 +739,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("f"), "four").unwrap();
         let disk = DiskTree::new(tmp.path()).unwrap();
-        let mem = super::super::MemTree::default().with_file("f", "four");
+        let mem = crate::apply::MemTree::default().with_file("f", "four");
         let f = RelPath::new("f").unwrap();
         for tree in [&disk as &dyn FileTree, &mem] {
             let e = tree.read(&f, 4).unwrap_err();

@@ -2,9 +2,9 @@
 //! the placed edits: unchanged stretches are ranges of the original, added
 //! lines are slices of the patch text. Nothing is copied.
 
-use super::locate::Placed;
-use super::output::{Builder, Pieces};
-use super::text::FileText;
+use crate::apply::matching::locate::Placed;
+use crate::apply::output::{Builder, Pieces};
+use crate::apply::matching::text::FileText;
 use crate::ir::{Edit, Eol, Finish, NewLine};
 
 /// How the lines of the written file end and look as a whole.
@@ -16,7 +16,7 @@ pub struct Shape {
 }
 
 /// The file's own line end for new lines: its first line's, or LF.
-pub(super) fn dominant(file: &FileText) -> &'static str {
+pub(crate) fn dominant(file: &FileText) -> &'static str {
     match (!file.is_empty()).then(|| file.eol(0)) {
         Some("\r\n") => "\r\n",
         Some("\r") => "\r",
@@ -119,7 +119,7 @@ impl<'p> Out<'p, '_> {
         &mut self,
         line: &crate::ir::Line<'p>,
         end: &'static str,
-        indent: Option<&super::indent::Indent>,
+        indent: Option<&crate::apply::matching::indent::Indent>,
         source: &'p str,
     ) {
         let stripped = self.strip && line.text.ends_with([' ', '\t']);

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::fs::{DiskTree, Lock};
 use super::journal::{self, Failed, Pending, Recovered};
-use super::tree::{Entry, FileTree};
+use crate::apply::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic};
 use crate::paths::RelPath;
 

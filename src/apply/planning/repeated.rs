@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use super::plan::{Change, OpCx, Plan, Step};
-use super::tree::Entry;
+use crate::apply::tree::Entry;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{FileOp, PathRef, Span};
 use crate::paths::RelPath;
@@ -122,7 +122,7 @@ fn mode(change: &Change) -> u32 {
     }
 }
 
-fn output<'c, 'p>(change: &'c Change<'p>) -> Option<&'c super::output::Output<'p>> {
+fn output<'c, 'p>(change: &'c Change<'p>) -> Option<&'c crate::apply::output::Output<'p>> {
     match change {
         Change::Write { output, .. }
         | Change::Create { output, .. }

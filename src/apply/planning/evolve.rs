@@ -17,9 +17,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::indent::Indent;
-use super::output::{Builder, Pieces};
-use super::text::{hash_key, FileText, Key};
+use crate::apply::matching::indent::Indent;
+use crate::apply::output::{Builder, Pieces};
+use crate::apply::matching::text::{hash_key, FileText, Key};
 use crate::ir::{Edit, Level, Line, NewLine};
 
 /// No node: the end of the list.
@@ -647,7 +647,7 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let mut order = vec![];
         self.write_out(&mut out, |id| order.push(id));
         let pieces = out.finish();
-        let text = super::output::Output::new(self.file.text.to_string(), pieces).to_text();
+        let text = crate::apply::output::Output::new(self.file.text.to_string(), pieces).to_text();
         (text, order)
     }
 }
@@ -774,7 +774,7 @@ mod tests {
                 })
                 .collect();
             if told {
-                crate::apply::find::expect(&file, &edits);
+                crate::apply::matching::find::expect(&file, &edits);
             }
             let mut ev = Evolving::new(file, "", &edits);
             let mut removed_by = vec![None; n];

@@ -5,13 +5,13 @@
 use std::cell::OnceCell;
 
 use super::evolve::{self, Evolving, NIL};
-use super::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
-use super::find::{self, Want};
-use super::indent::{self, Indent};
-use super::locate::{Locating, Miss, Part};
-use super::output::Pieces;
+use crate::apply::matching::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
+use crate::apply::matching::find::{self, Want};
+use crate::apply::matching::indent::{self, Indent};
+use crate::apply::matching::locate::{Locating, Miss, Part};
+use crate::apply::output::Pieces;
 use super::plan::{OpCx, Step};
-use super::text::FileText;
+use crate::apply::matching::text::FileText;
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{Edit, Level, Line, Uniqueness};
 use crate::paths::RelPath;
@@ -47,7 +47,7 @@ impl<'s> OpCx<'_, 's> {
                 .path(rel.as_str()),
             );
         }
-        super::find::expect(&file, edits);
+        crate::apply::matching::find::expect(&file, edits);
         let mut ev = Evolving::new(file, self.source, edits);
         let mut cursor = NIL;
         let mut failed = 0;
@@ -114,7 +114,7 @@ impl<'s> OpCx<'_, 's> {
     /// Whether every operation, taken back in reverse order (its new block
     /// replaced by its old one), finds its place in `text`.
     fn undone_by_reverse(&self, rel: &RelPath, text: &str, edits: &[Edit]) -> bool {
-        let olds: Vec<Vec<Line>> = edits.iter().map(super::locate::new_lines).collect();
+        let olds: Vec<Vec<Line>> = edits.iter().map(crate::apply::matching::locate::new_lines).collect();
         let news: Vec<Vec<crate::ir::NewLine>> = edits
             .iter()
             .map(|e| e.old.iter().map(|&l| crate::ir::NewLine::Add(l)).collect())
@@ -294,13 +294,13 @@ impl<'s> OpCx<'_, 's> {
 /// `run`, finds them there already (the check `place.rs` makes in the text
 /// written out, made on the evolving file).
 fn inserted_already(ev: &Evolving, run: &[u32], edit: &Edit, level: Level) -> bool {
-    let Some((before, after)) = super::place::insertion(edit, level) else {
+    let Some((before, after)) = crate::apply::matching::place::insertion(edit, level) else {
         return false;
     };
     let (Some(&first), Some(&last)) = (run.first(), run.last()) else {
         return false;
     };
-    let new = super::locate::new_lines(edit);
+    let new = crate::apply::matching::locate::new_lines(edit);
     let key = |s: &'_ str| -> String {
         match level.ignores_indentation() {
             true => s.trim().to_string(),

@@ -414,7 +414,7 @@ impl<'a, 'f> Locating<'a, 'f> {
 
     /// Finds `block` at or after `from`, at the first of `levels` that
     /// finds it. Several matches are an error unless `first_only`.
-    pub(super) fn search(
+    pub(crate) fn search(
         &self,
         block: &[Line],
         levels: Levels,
@@ -672,7 +672,7 @@ impl<'a, 'f> Locating<'a, 'f> {
     }
 
     /// A block matched at a relaxed level: a warning that names it.
-    pub(super) fn slip(
+    pub(crate) fn slip(
         &mut self,
         edit: &Edit,
         part: Part,

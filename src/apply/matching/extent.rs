@@ -11,7 +11,7 @@ use crate::ir::{Edit, Level, Line, RangeEnd};
 
 impl Locating<'_, '_> {
     /// The region after the range end, `scope_end` and blank-line widening.
-    pub(super) fn extend(&mut self, edit: &Edit, mut region: Region) -> Result<Region, Miss> {
+    pub(crate) fn extend(&mut self, edit: &Edit, mut region: Region) -> Result<Region, Miss> {
         let loc = &edit.locator;
         let n = self.file.len();
         match loc.range_end() {
@@ -105,7 +105,7 @@ impl Locating<'_, '_> {
 
     /// The end (exclusive) of the block that line `l` opens: by bracket
     /// nesting, else by indentation.
-    pub(super) fn block_end(&self, l: usize) -> Option<usize> {
+    pub(crate) fn block_end(&self, l: usize) -> Option<usize> {
         let file = self.file;
         let mut d = depth(file.line(l));
         if d > 0 {
@@ -134,7 +134,7 @@ impl Locating<'_, '_> {
 }
 
 /// Brackets a line opens minus those it closes.
-pub(super) fn depth(line: &str) -> i64 {
+pub(crate) fn depth(line: &str) -> i64 {
     line.chars()
         .map(|c| match c {
             '(' | '[' | '{' => 1,
@@ -144,6 +144,6 @@ pub(super) fn depth(line: &str) -> i64 {
         .sum()
 }
 
-pub(super) fn indent(line: &str) -> usize {
+pub(crate) fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }

@@ -17,7 +17,7 @@
 //! added lines disagree, the patch is refused ([`Undecided`]): never a
 //! guess.
 
-use super::output::Builder;
+use crate::apply::output::Builder;
 use super::text::{FileText, Region};
 use crate::ir::{Edit, Level, NewLine};
 use crate::trim::is_blank;
