@@ -256,7 +256,7 @@ pub fn export(src: &str, start: &str, id: Option<&str>) -> Result<String, Export
             continue;
         }
         if g.helpers.iter().any(|(h, _)| h == name) {
-            return err(&name, "both a terminal and a helper");
+            return err(name, "both a terminal and a helper");
         }
     }
     let mut out =
