@@ -186,35 +186,9 @@ fn read_stdin() -> Result<Vec<u8>, String> {
 }
 
 fn main() -> std::process::ExitCode {
-    fixed_mmap_threshold();
     let code = run_cli();
     let _ = std::io::stdout().flush();
     std::process::ExitCode::from(u8::try_from(code).unwrap_or(2))
-}
-
-/// Keeps glibc's mmap threshold at 64 KiB. glibc raises it to the size of
-/// any mapped block that is freed: after pest's token queue (megabytes),
-/// every later buffer came from the heap, where a list or map that grew by
-/// doubling left its old room behind as holes. Fixed, a large buffer has a
-/// mapping of its own, grows by `mremap` and goes back to the system when
-/// freed. Large apply peak, median of 7: RepoPatch 13,388 -> 13,112 KiB,
-/// codex 12,568 -> 12,516 (README, Benchmark). No buffer of every file
-/// written crosses it (the commit writes pieces with `writev`; a 64 KiB
-/// write buffer a file, mapped and unmapped, made a 2,000-file apply 15 %
-/// slower). Other C libraries have no such threshold to fix.
-fn fixed_mmap_threshold() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        const M_MMAP_THRESHOLD: i32 = -3;
-        extern "C" {
-            fn mallopt(param: i32, value: i32) -> i32;
-        }
-        // SAFETY: `mallopt` only sets a parameter of the allocator, here
-        // before any other thread exists.
-        unsafe {
-            mallopt(M_MMAP_THRESHOLD, 64 * 1024);
-        }
-    }
 }
 
 /// Writes to standard output. A reader that went away (`grammar-patch

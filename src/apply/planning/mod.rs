@@ -7,7 +7,7 @@
 //! - `links.rs`: no path through a link; where a link a patch makes leads.
 //! - `edit.rs`: a file's edits to its new text: in the original, or in order.
 //! - `sequential.rs`: edits located in the file as the earlier ones left it.
-//! - `evolve.rs`: that file, as a linked list of lines.
+//! - `evolve/`: that file, as a linked list of lines.
 //! - `repeated.rs`: a path several blocks name, each applying to what the ones before it left.
 //! - `assemble.rs`: the new text from the placed edits.
 

@@ -1,7 +1,7 @@
 //! Writing: a finished plan carried out on disk, all or nothing.
 //!
 //! - `commit.rs`: carries out a plan, each step logged first.
-//! - `journal.rs`: the rollback journal: undo records, their encoding, recovery.
+//! - `journal/`: the rollback journal: undo records, their encoding, recovery.
 //! - `state.rs`: where journals are kept: the user's state directory.
 //! - `root.rs`: opening a root for a run: its lock, then recovery.
 //! - `fs.rs`: the disk, and the only code here that touches it.

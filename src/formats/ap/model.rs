@@ -175,7 +175,7 @@ pub(super) fn edits(mods: Vec<Modification>) -> Vec<Edit> {
     // The edits took the modifications' room (a collect in place), half
     // as large again as they need and written over to the end of the
     // modifications: a large patch's edits are kept until the files are
-    // written, and the spare third was 190 KiB of its peak.
+    // written, so the spare third would sit in its peak.
     edits.shrink_to_fit();
     edits
 }

@@ -25,6 +25,10 @@
 //! - **The journal outside.** A root's journal is kept in the user's state
 //!   directory (`state.rs`), never in the tree.
 
+mod read;
+
+pub use read::read_sized;
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
@@ -301,8 +305,8 @@ const IOV_BATCH: usize = 1024;
 
 /// Writes `chunks` with `writev`, up to [`IOV_BATCH`] pieces a call
 /// (pieces are often single lines); returns the number of bytes written.
-/// Written from where they lie: a buffer copied every byte once more (7 MB
-/// for a large file) and took 64 KiB of its own for every file written.
+/// Written from where they lie: a buffer would copy every byte once more
+/// and take room of its own for every file written.
 fn write_chunks(mut file: &std::fs::File, chunks: &[&[u8]]) -> io::Result<u64> {
     let mut len = 0;
     let mut slices: Vec<io::IoSlice> = Vec::with_capacity(IOV_BATCH.min(chunks.len()));
@@ -571,180 +575,5 @@ fn rename_noreplace(src: &OwnedFd, from: &str, dst: &OwnedFd, to: &str) -> io::R
     }
 }
 
-/// The whole of an open file whose size is known (`size`, from `fstat`):
-/// read into a buffer one byte larger, so the second read sees the end
-/// (`read_to_end` would ask the size again, and the position: two more
-/// system calls a file); a file that grew meanwhile is read to its end.
-/// The read fills the buffer's spare room: nothing zeroes it first (a
-/// `calloc`) for the read to overwrite, and a buffer that cannot be had
-/// is an error, not an abort.
-pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    reserve(&mut bytes, size.saturating_add(1))?;
-    advise(bytes.spare_capacity_mut(), Advice::HugePages);
-    advise(bytes.spare_capacity_mut(), Advice::Populate);
-    loop {
-        if bytes.len() == bytes.capacity() {
-            // The file grew while read: take the rest.
-            let more = bytes.len();
-            reserve(&mut bytes, more)?;
-        }
-        match rustix::io::read(&fd, rustix::buffer::spare_capacity(&mut bytes)) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(bytes)
-}
-
-/// Room for `more` bytes in `bytes`, or an error where memory has none
-/// (not the abort of a failed allocation).
-fn reserve(bytes: &mut Vec<u8>, more: usize) -> io::Result<()> {
-    bytes.try_reserve_exact(more).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::OutOfMemory,
-            format!("no memory for {more} more bytes"),
-        )
-    })
-}
-
-/// Advice for a large buffer not yet touched, given for the part of it
-/// aligned to the advice's unit. Advice only: where the kernel cannot
-/// follow it (no huge pages to give, THP off, a kernel before 5.14),
-/// nothing changes.
-#[derive(Clone, Copy)]
-enum Advice {
-    /// Transparent huge pages over the 2 MiB-aligned interior of a buffer
-    /// of 4 MiB or more: a 7 MB file is then read into four page faults
-    /// instead of 1,800.
-    HugePages,
-    /// Every page of a buffer of 256 KiB or more mapped in one call,
-    /// before the read fills it; the kernel otherwise takes a fault for
-    /// each page while it copies (`MADV_POPULATE_WRITE`: a large apply
-    /// took 0.95–0.97 × as long, the patch and the file each read so).
-    Populate,
-}
-
-/// Gives `advice` for the memory of `buf` (bytes, read or still to be:
-/// a `Vec`'s spare room).
-fn advise<T>(buf: &mut [T], advice: Advice) {
-    let (unit, least, advice) = match advice {
-        Advice::HugePages => (2 << 20, 4 << 20, rustix::mm::Advice::LinuxHugepage),
-        Advice::Populate => (4 << 10, 256 << 10, rustix::mm::Advice::LinuxPopulateWrite),
-    };
-    let len = std::mem::size_of_val(buf);
-    if len < least {
-        return;
-    }
-    let start = (buf.as_mut_ptr() as usize).next_multiple_of(unit);
-    let end = (buf.as_mut_ptr() as usize + len) / unit * unit;
-    if end > start {
-        // SAFETY: the range lies inside `buf`, which we own mutably, and
-        // neither advice changes the contents of memory (unlike
-        // MADV_DONTNEED or MADV_FREE): MADV_HUGEPAGE only says how to back
-        // it, MADV_POPULATE_WRITE faults its pages in as a write would,
-        // keeping what they hold. An error changes nothing.
-        let _ = unsafe { rustix::mm::madvise(start as *mut _, end - start, advice) };
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A file is read to its end whatever size it was said to have: the
-    /// size of a pipe (0), a file that grew since `fstat`, a large one
-    /// whose pages are populated first.
-    #[test]
-    fn a_sized_read_takes_the_whole_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        for len in [0, 1, 4095, 4096, 300_000] {
-            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
-            std::fs::write(&path, &bytes).unwrap();
-            for said in [0, len / 2, len] {
-                let file = std::fs::File::open(&path).unwrap();
-                assert_eq!(read_sized(&file, said).unwrap(), bytes, "{len} {said}");
-            }
-        }
-    }
-
-    /// More pieces than one `writev` takes, empty ones among them, land
-    /// in order and are counted.
-    #[test]
-    fn pieces_are_written_in_batches_in_order() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("out");
-        let lines: Vec<String> = (0..3 * IOV_BATCH + 7)
-            .map(|i| format!("line {i}\n"))
-            .collect();
-        let mut chunks: Vec<&[u8]> = vec![];
-        for (i, l) in lines.iter().enumerate() {
-            chunks.push(l.as_bytes());
-            if i % 5 == 0 {
-                chunks.push(b"");
-            }
-        }
-        let file = std::fs::File::create(&path).unwrap();
-        let len = write_chunks(&file, &chunks).unwrap();
-        let want = lines.concat();
-        assert_eq!(len, want.len() as u64);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
-    }
-
-    /// Bytes no two pages of which are alike, so a page lost, zeroed or
-    /// moved shows.
-    fn pattern(len: usize) -> Vec<u8> {
-        (0..len).map(|i| (i * 31 + i / 4096) as u8).collect()
-    }
-
-    /// A size no memory holds is an error, not an abort.
-    #[test]
-    fn a_sized_read_with_no_room_fails() {
-        let file = tempfile::tempfile().unwrap();
-        let err = read_sized(&file, usize::MAX).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::OutOfMemory);
-    }
-
-    /// Neither advice changes what memory holds: a wrong advice
-    /// (`MADV_DONTNEED`, `MADV_FREE`) would zero what was written.
-    #[test]
-    fn advice_keeps_the_contents() {
-        let want = pattern(9 << 20);
-        for advice in [Advice::HugePages, Advice::Populate] {
-            let mut buf = want.clone();
-            advise(&mut buf, advice);
-            assert!(buf == want);
-        }
-    }
-
-    /// A file large enough for the advice reads back byte for byte, the
-    /// last byte (past the last whole huge page) included.
-    #[test]
-    fn a_large_file_reads_back_whole() {
-        let tmp = tempfile::tempdir().unwrap();
-        let want = pattern((9 << 20) + 12345);
-        std::fs::write(tmp.path().join("big"), &want).unwrap();
-        let tree = DiskTree::new(tmp.path()).unwrap();
-        let got = tree.read(&RelPath::new("big").unwrap(), u64::MAX).unwrap();
-        assert!(got == want);
-    }
-
-    /// A file of the reader's limit or more is refused, on disk and in
-    /// memory alike; one byte under it is read.
-    #[test]
-    fn a_read_refuses_a_file_at_its_limit() {
-        let tmp = tempfile::tempdir().unwrap();
-        std::fs::write(tmp.path().join("f"), "four").unwrap();
-        let disk = DiskTree::new(tmp.path()).unwrap();
-        let mem = crate::apply::MemTree::default().with_file("f", "four");
-        let f = RelPath::new("f").unwrap();
-        for tree in [&disk as &dyn FileTree, &mem] {
-            let e = tree.read(&f, 4).unwrap_err();
-            assert_eq!(refusal(&e), Some(Refusal::TooLarge), "{e}");
-            assert_eq!(tree.read(&f, 5).unwrap(), b"four");
-        }
-    }
-}
+mod tests;

@@ -40,6 +40,17 @@ struct Counting {
     tags: Vec<u16>,
 }
 
+/// What the first pass of [`FileText::expect`] leaves for the second.
+struct Counted {
+    /// Each line with an expected key, as a bit.
+    keyed: Vec<AtomicU64>,
+    /// Each thread's tags of those lines, chunk after chunk.
+    tags: [Vec<u16>; 2],
+    /// Per chunk, in order: which thread counted it, and its tags' range
+    /// in that thread's list.
+    chunks: Vec<(usize, std::ops::Range<usize>)>,
+}
+
 /// How many lines a chunk of the count is (see [`FileText::expect`]): a
 /// multiple of 64, so that a chunk's bits are whole words.
 const CHUNK: usize = 1 << 13;
@@ -70,9 +81,8 @@ const STRAYS: usize = 8;
 /// often each occurs in the file, and the lines of only the keys a
 /// search walks (each block's rarest line, its pivot). On a large file
 /// edited in a few thousand places the pivots are a few thousand lines,
-/// where the lines with any key the patch names were a third of the file
-/// (5,945 against 71,698 in the benchmark's large codex patch), and the
-/// whole-file index is 8 bytes a line.
+/// where the lines with any key the patch names can be a third of the
+/// file, and the whole-file index is 8 bytes a line.
 struct Expected {
     /// Each pivot's count (with [`PIVOT`] set): the other expected keys
     /// are counted only while the pivots are chosen.
@@ -209,9 +219,26 @@ impl FileText<'_> {
         if self.indexes.expected[kind as usize].get().is_some() || counts.is_empty() {
             return;
         }
+        let counted = self.count_expected(kind, &mut counts);
+        pivots(&mut counts);
+        // Searches count only pivots (a block's own is its rarest line, so
+        // a search that prefers pivots needs no other key's count): the
+        // rest of the map goes.
+        counts.retain(|_, c| *c & PIVOT != 0);
+        counts.shrink_to_fit();
+        let entries = self.pivot_lines(kind, &counts, counted);
+        let _ = self.indexes.expected[kind as usize].set(Expected {
+            counts,
+            index: Index::build(entries),
+            strays: Default::default(),
+        });
+    }
+
+    /// The first pass of [`FileText::expect`]: each expected key's count
+    /// in the file, written into `counts`, and which lines have a key.
+    fn count_expected(&self, kind: Key, counts: &mut Counts) -> Counted {
         // The keys' hashes as bits, 32 KiB: most lines have no key, and a
-        // bit turns them away where a probe of the map missed the cache
-        // (a fifth of the count's time).
+        // bit turns them away where a probe of the map would miss the cache.
         let mut present = vec![0u64; PRESENT / 64];
         for &h in counts.keys() {
             present[h as usize % PRESENT / 64] |= 1 << (h % 64);
@@ -225,21 +252,19 @@ impl FileText<'_> {
         for (k, c) in counts.values_mut().enumerate() {
             *c = k as u32;
         }
-        // A blank line's key is empty, the same for all of them (a tenth of
-        // a file's lines or more): whether it is a key is looked up once,
-        // and none is hashed. (The benchmark's patches hold a key whose
-        // filter bit is the empty key's, so every blank line went on to
-        // the map.)
+        // A blank line's key is empty, the same for all of them (often a
+        // tenth of a file's lines): whether it is a key is looked up once,
+        // and none is hashed, even where another key shares its filter bit.
         let empty = hash_key("");
         let empty_k = counts.get(&empty).copied();
         // Each line with a key as a bit (a chunk's words are its own), and
         // its key's tag (the hash's top 16 bits) in its thread's list, in
         // order: the second pass hashes again only the lines whose tag is
         // a pivot's, not every line with a key. One list a thread, not one
-        // a chunk: the chunks' lists and their spare room were a tenth of a
-        // large file's peak.
+        // a chunk, whose spare room would add to the peak.
         let (text, starts, len) = (self.text, &self.starts, self.len());
         let keyed: Vec<AtomicU64> = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
+        let counts_read: &Counts = counts;
         let count = |part: &mut Counting, chunk: usize| {
             let Counting {
                 thread,
@@ -256,7 +281,7 @@ impl FileText<'_> {
                     false => {
                         let h = hash_key(&key);
                         let filed = present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1;
-                        (h, filed.then(|| counts.get(&h).copied()).flatten())
+                        (h, filed.then(|| counts_read.get(&h).copied()).flatten())
                     }
                 };
                 if let Some(k) = k {
@@ -273,35 +298,39 @@ impl FileText<'_> {
         };
         let counting = |thread| Counting {
             thread,
-            tally: vec![0u16; counts.len()],
+            tally: vec![0u16; counts_read.len()],
             tags: vec![],
         };
         let (mine, theirs, chunks) =
             beside::share(len.div_ceil(CHUNK), counting(0), || counting(1), count);
-        drop(present);
         for c in counts.values_mut() {
             let k = *c as usize;
             *c = u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k]));
         }
-        let tags = [mine.tags, theirs.map_or(vec![], |t| t.tags)];
-        pivots(&mut counts);
-        // Searches count only pivots (a block's own is its rarest line, so
-        // a search that prefers pivots needs no other key's count): the
-        // rest of the map goes, a third of a large file's index.
-        counts.retain(|_, c| *c & PIVOT != 0);
-        counts.shrink_to_fit();
+        Counted {
+            keyed,
+            tags: [mine.tags, theirs.map_or(vec![], |t| t.tags)],
+            chunks,
+        }
+    }
+
+    /// The second pass of [`FileText::expect`]: the index entries of the
+    /// lines whose key is one of `pivots`, read from the first pass's bits
+    /// and tags, hashing again only the lines whose tag is a pivot's.
+    fn pivot_lines(&self, kind: Key, pivots: &Counts, counted: Counted) -> Vec<(u32, u32)> {
         let mut pivot_tags = vec![0u64; (1 << 16) / 64];
-        for &h in counts.keys() {
+        for &h in pivots.keys() {
             let t = usize::from(tag(h));
             pivot_tags[t / 64] |= 1 << (t % 64);
         }
         let is_pivot_tag = |t: &u16| pivot_tags[usize::from(*t) / 64] >> (t % 64) & 1 == 1;
+        let len = self.len();
         let mut entries = vec![];
-        for (chunk, (thread, at)) in chunks.into_iter().enumerate() {
-            let mut tags = tags[thread][at].iter();
+        for (chunk, (thread, at)) in counted.chunks.into_iter().enumerate() {
+            let mut tags = counted.tags[thread][at].iter();
             let words = chunk * CHUNK / 64..((chunk + 1) * CHUNK).min(len).div_ceil(64);
             for w in words {
-                let mut bits = keyed[w].load(Ordering::Relaxed);
+                let mut bits = counted.keyed[w].load(Ordering::Relaxed);
                 while bits != 0 {
                     let i = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
@@ -309,18 +338,13 @@ impl FileText<'_> {
                         continue;
                     }
                     let h = hash_key(&kind.of(self.line(i)));
-                    if counts.contains_key(&h) {
+                    if pivots.contains_key(&h) {
                         entries.push(((h >> 32) as u32, i as u32));
                     }
                 }
             }
         }
-        drop((keyed, tags));
-        let _ = self.indexes.expected[kind as usize].set(Expected {
-            counts,
-            index: Index::build(entries),
-            strays: Default::default(),
-        });
+        entries
     }
 
     /// The index entries of the lines whose key of kind `kind` hashes to `h`.
@@ -411,257 +435,4 @@ fn tag(h: u64) -> u16 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::apply::matching::text::hash_key;
-
-    /// The oracle: the lines whose key of kind `kind` hashes as `key`,
-    /// by a scan of the file.
-    fn scan(f: &FileText, key: &str, kind: Key) -> Vec<usize> {
-        let h = hash_key(key);
-        (0..f.len()).filter(|&i| hash_key(&kind.of(f.line(i))) == h).collect()
-    }
-
-    /// Every way a lookup is answered (the whole-file index, the pivots'
-    /// index, a key scanned for alone) gives the oracle's lines, at every
-    /// kind of key, on texts where keys repeat and collide in buckets.
-    #[test]
-    fn every_way_of_answering_gives_the_lines_a_scan_gives() {
-        let mut seed = 0x2545_f491_u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
-        let kinds = [Key::Exact, Key::TrailingWhitespace, Key::Trimmed, Key::Normalized, Key::Undecorated];
-        for round in 0..6 {
-            let lines = 200 + next(4000) as usize;
-            let text: String = (0..lines)
-                .map(|_| {
-                    let pad = [" ", "", "\t", "  "][next(4) as usize];
-                    let deco = ["", "# ", "- ", "1. "][next(4) as usize];
-                    let dash = ["-", "\u{2013}"][next(2) as usize];
-                    let tail = ["", " ", "\r"][next(3) as usize];
-                    format!("{pad}{deco}k{dash}{}{tail}\n", next(30))
-                })
-                .collect();
-            let keys: Vec<String> = (0..30).map(|k| format!("k-{k}")).collect();
-            for kind in kinds {
-                let whole = FileText::new(&text);
-                let part = FileText::new(&text);
-                let counts: Counts = keys.iter().take(10).map(|k| (hash_key(&kind.of(k)), 0)).collect();
-                part.expect(kind, counts, |c| {
-                    for k in keys.iter().take(3) {
-                        mark_pivot(c, hash_key(&kind.of(k)));
-                    }
-                });
-                for k in &keys {
-                    let key = kind.of(k);
-                    let want = scan(&whole, &key, kind);
-                    for f in [&whole, &part] {
-                        let h = hash_key(&key);
-                        assert_eq!(f.positions(h, kind).collect::<Vec<_>>(), want, "round {round}, {kind:?}, {k}");
-                        assert_eq!(f.count(h, kind), want.len(), "round {round}, {kind:?}, {k}");
-                    }
-                }
-            }
-        }
-    }
-
-    /// The index sorts in place, which scrambles a bucket: small buckets
-    /// and one that a blank line fills must both come out in line order.
-    #[test]
-    fn the_index_keeps_lines_ascending_in_small_and_crowded_buckets() {
-        let lines: Vec<String> = (0..20_000)
-            .map(|i| {
-                if i % 3 == 0 {
-                    String::new()
-                } else {
-                    format!("line {i}")
-                }
-            })
-            .collect();
-        let text = lines.join("\n") + "\n";
-        let f = FileText::new(&text);
-        let mut want: std::collections::HashMap<&str, Vec<usize>> = Default::default();
-        for (i, l) in lines.iter().enumerate() {
-            want.entry(l).or_default().push(i);
-        }
-        for (key, at) in &want {
-            let found: Vec<usize> = f
-                .positions(hash_key(key), Key::Exact)
-                .filter(|&i| f.line(i) == *key)
-                .collect();
-            assert_eq!(&found, at, "{key:?}");
-        }
-        assert_eq!(f.count(hash_key(""), Key::Exact), 6667);
-    }
-
-    #[test]
-    fn forgotten_indexes_are_built_again_with_the_same_answers() {
-        let text: String = (0..3000).map(|i| format!("  line {}\n", i % 11)).collect();
-        let mut f = FileText::new(&text);
-        let counts: Counts = [(hash_key("line 3"), 0)].into_iter().collect();
-        f.expect(Key::Trimmed, counts, |c| mark_pivot(c, hash_key("line 3")));
-        let ask = |f: &FileText, k: usize| -> Vec<usize> {
-            f.positions(hash_key(&format!("line {k}")), Key::Trimmed)
-                .collect()
-        };
-        // One key from the expected index, one from the whole-file one.
-        let before = (ask(&f, 3), ask(&f, 4));
-        assert_eq!(
-            before.0,
-            (0..3000).filter(|i| i % 11 == 3).collect::<Vec<_>>()
-        );
-        f.forget_indexes();
-        assert_eq!((ask(&f, 3), ask(&f, 4)), before);
-    }
-
-    #[test]
-    fn the_index_finds_every_line_of_a_key_in_order() {
-        // Enough lines for many buckets, keys repeated at known lines.
-        let text: String = (0..5000).map(|i| format!("line {}\n", i % 7)).collect();
-        let f = FileText::new(&text);
-        for k in 0..7 {
-            let h = hash_key(&format!("line {k}"));
-            let at: Vec<usize> = f.positions(h, Key::Exact).collect();
-            let want: Vec<usize> = (0..5000).filter(|i| i % 7 == k).collect();
-            assert_eq!(at, want, "key {k}");
-            assert_eq!(f.count(h, Key::Exact), want.len());
-        }
-        assert_eq!(f.count(hash_key("line 7"), Key::Exact), 0);
-        let trimmed = FileText::new("  a\nb\n\ta \n");
-        let at: Vec<usize> = trimmed.positions(hash_key("a"), Key::Trimmed).collect();
-        assert_eq!(at, [0, 2]);
-    }
-
-    /// Expected keys are counted while pivots are chosen; pivots are
-    /// indexed, up to `STRAYS` other keys (expected or not) are each
-    /// scanned for, and only then is the whole file indexed. Every path
-    /// answers as the whole-file index does.
-    #[test]
-    fn the_expected_index_answers_as_the_whole_file_index_does() {
-        let keys = 20;
-        let text: String = (0..3000)
-            .map(|i| format!("{}line {}\n", " ".repeat(i % 3), i % (keys + 3)))
-            .collect();
-        let whole = FileText::new(&text);
-        let part = FileText::new(&text);
-        let h = |k: usize| hash_key(&format!("line {k}"));
-        let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
-        let mut seen = vec![];
-        part.expect(Key::Trimmed, counts, |c| {
-            seen = (0..keys).map(|k| counted(c, h(k))).collect();
-            (0..2).for_each(|k| mark_pivot(c, h(k)));
-        });
-        // The pivots were chosen from the file's true counts.
-        let true_counts: Vec<usize> = (0..keys).map(|k| whole.count(h(k), Key::Trimmed)).collect();
-        assert_eq!(seen, true_counts);
-        let same = |k: usize| {
-            let want: Vec<usize> = whole.positions(h(k), Key::Trimmed).collect();
-            assert!(!want.is_empty());
-            assert_eq!(part.count(h(k), Key::Trimmed), want.len(), "key {k}");
-            assert_eq!(
-                part.positions(h(k), Key::Trimmed).collect::<Vec<_>>(),
-                want,
-                "key {k}"
-            );
-        };
-        // Pivots, then as many other keys as there is room for, one never
-        // expected among them: no whole-file index.
-        for k in (0..2 + STRAYS - 1).chain([keys + 1]) {
-            same(k);
-            same(k);
-        }
-        assert!((0..2).all(|k| part.is_pivot(h(k), Key::Trimmed)));
-        assert!(!part.is_pivot(h(2), Key::Trimmed));
-        assert_eq!(part.beyond_pivots(Key::Trimmed), (STRAYS, false));
-        // The next key takes the whole-file index, which answers the rest.
-        same(2 + STRAYS);
-        assert!(part.beyond_pivots(Key::Trimmed).1);
-        for k in 0..keys + 3 {
-            same(k);
-        }
-        // Another kind ignores the expectation.
-        assert_eq!(part.count(h(1), Key::Exact), whole.count(h(1), Key::Exact));
-    }
-
-    /// A file of enough lines is counted and indexed in chunks on two
-    /// threads (`beside.rs`): the counts, the pivots' lines and their
-    /// order are those of the whole-file index.
-    #[test]
-    fn a_count_shared_with_a_thread_answers_as_the_whole_file_index_does() {
-        let keys = 40;
-        let lines = CHUNK * beside::SHARED + 1234;
-        let text: String = (0..lines)
-            .map(|i| format!("{}row {}\n", " ".repeat(i % 5), (i * 11) % (keys + 9)))
-            .collect();
-        let whole = FileText::new(&text);
-        let part = FileText::new(&text);
-        let h = |k: usize| hash_key(&format!("row {k}"));
-        let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
-        let mut seen = vec![];
-        part.expect(Key::Trimmed, counts, |c| {
-            seen = (0..keys).map(|k| counted(c, h(k))).collect();
-            (0..keys).step_by(3).for_each(|k| mark_pivot(c, h(k)));
-        });
-        let true_counts: Vec<usize> = (0..keys).map(|k| whole.count(h(k), Key::Trimmed)).collect();
-        assert_eq!(seen, true_counts);
-        assert!(true_counts.iter().all(|&c| c > lines / (keys + 9) - 2));
-        for k in (0..keys).step_by(3) {
-            assert!(part.is_pivot(h(k), Key::Trimmed));
-            let want: Vec<usize> = whole.positions(h(k), Key::Trimmed).collect();
-            assert_eq!(
-                part.positions(h(k), Key::Trimmed).collect::<Vec<_>>(),
-                want,
-                "key {k}"
-            );
-        }
-    }
-
-    /// A blank line's key is empty: counted and indexed without a hash
-    /// where the empty key is expected, passed over where it is not, on
-    /// one thread and on two.
-    #[test]
-    fn blank_lines_count_under_the_empty_key() {
-        for lines in [5000, CHUNK * beside::SHARED + 77] {
-            let text: String = (0..lines)
-                .map(|i| match i % 4 {
-                    0 => "\n".to_string(),
-                    1 => "  \t\r\n".to_string(),
-                    _ => format!("x {}\n", i % 7),
-                })
-                .collect();
-            let whole = FileText::new(&text);
-            let (empty, x) = (hash_key(""), hash_key("x 3"));
-            let blanks = whole.count(empty, Key::Trimmed);
-            assert_eq!(blanks, lines.div_ceil(4) + (lines + 2) / 4);
-            for expected in [true, false] {
-                let part = FileText::new(&text);
-                let mut counts: Counts = [(x, 0)].into_iter().collect();
-                if expected {
-                    counts.insert(empty, 0);
-                }
-                let mut seen = (0, 0);
-                part.expect(Key::Trimmed, counts, |c| {
-                    seen = (counted(c, empty), counted(c, x));
-                    mark_pivot(c, empty);
-                    mark_pivot(c, x);
-                });
-                let want = (
-                    if expected { blanks } else { 0 },
-                    whole.count(x, Key::Trimmed),
-                );
-                assert_eq!(seen, want, "{lines} lines, expected {expected}");
-                assert_eq!(part.is_pivot(empty, Key::Trimmed), expected);
-                for h in [empty, x] {
-                    assert_eq!(
-                        part.positions(h, Key::Trimmed).collect::<Vec<_>>(),
-                        whole.positions(h, Key::Trimmed).collect::<Vec<_>>()
-                    );
-                }
-            }
-        }
-    }
-}
+mod tests;

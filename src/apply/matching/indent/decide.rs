@@ -1,69 +1,8 @@
-//! Added lines follow the file's indentation when a match had to ignore
-//! leading whitespace, and the patch shows it differed. The old lines and
-//! the file's lines they matched give pairs of indentation (patch, file);
-//! only where some pair differs is there a mapping: a block shifted, tabs
-//! written as spaces, or the reverse. An added line whose indentation is
-//! one of the old lines' takes that line's file indentation; any other is
-//! placed relative to the least indented old line, converted by the same
-//! rule. Lines kept from the file keep the file's own text anyway.
-//!
-//! An added line has two readings where the mapping moves it: as written,
-//! and mapped. The file decides between them only by the lines around the
-//! added one (the old lines before and after it in the patch): a reading
-//! that gives the indentation one of them has in the file fits its place.
-//! Where only the written reading fits (the context was quoted at another
-//! depth, the added lines at the file's), the lines are kept as written;
-//! where only the mapped one does, they are mapped; where both fit, or the
-//! added lines disagree, the patch is refused ([`Undecided`]): never a
-//! guess.
+//! Deciding a run's indentation rule from the evidence: the pairs of
+//! indentation (patch, file) a relaxed match showed, the lines around each
+//! added line, and where the run stands.
 
-use crate::apply::output::Builder;
-use super::text::{FileText, Region};
-use crate::ir::{Edit, Level, NewLine};
-use crate::trim::is_blank;
-
-/// How the patch's indentation becomes the file's, for one placed edit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Indent {
-    /// The least indented old line: its indentation in the patch and in
-    /// the file.
-    patch: String,
-    file: String,
-    /// Every (patch, file) pair the old lines showed, one for each patch
-    /// indentation (the first).
-    pairs: Vec<(String, String)>,
-    /// Every file indentation a patch indentation met, where the old lines
-    /// showed several for one (the patch indents alike what the file does
-    /// not).
-    several: std::collections::HashMap<String, Vec<String>>,
-    convert: Convert,
-    /// Whether the rule gives every old line its file indentation; if not,
-    /// only the pairs themselves are trusted.
-    by_rule: bool,
-    /// The lines a new block writes again exactly as old lines (ap's
-    /// `content` writes its context so): each takes the file's
-    /// indentation of the old line it copies.
-    copies: std::collections::HashMap<String, String>,
-    /// The added lines stay as written; only the copies are mapped.
-    as_written: bool,
-}
-
-/// How indentation beyond (or short of) the least indented line converts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Convert {
-    Same,
-    /// The patch writes this many spaces for each of the file's tabs.
-    SpacesToTabs(usize),
-    /// The patch writes a tab for this many of the file's spaces.
-    TabsToSpaces(usize),
-}
-
-/// The spaces and tabs `s` starts with (counted as bytes: a pattern of
-/// chars decoded each one, on every line of every match).
-pub fn leading(s: &str) -> &str {
-    let n = s.bytes().take_while(|&b| b == b' ' || b == b'\t').count();
-    &s[..n]
-}
+use super::*;
 
 /// The file's lines just outside a matched region: the last non-blank one
 /// before it and the first after it, by their text.
@@ -85,7 +24,7 @@ impl<'f> Outside<'f> {
 }
 
 /// Whether a line opens a block: what follows it belongs inside it.
-fn opens(line: &str) -> bool {
+pub(crate) fn opens(line: &str) -> bool {
     line.trim_end().ends_with([':', '{', '(', '['])
 }
 
@@ -146,7 +85,7 @@ pub fn relaxed_by<'f>(
 }
 
 /// The mapping alone, and the file's indentation of each old line it saw.
-fn mapping<'f>(
+pub(crate) fn mapping<'f>(
     level: Level,
     edit: &Edit,
     mut line: impl FnMut(usize) -> Option<&'f str>,
@@ -197,7 +136,7 @@ fn mapping<'f>(
 
 /// A line of an edit's new block, and the old line it stands for.
 #[derive(Clone, Copy)]
-enum Entry<'e> {
+pub(crate) enum Entry<'e> {
     /// Old line `j`, kept from the file.
     Kept(usize),
     /// Old line `j` written again exactly (a format whose new block is
@@ -219,7 +158,7 @@ impl Entry<'_> {
 /// Each line of the new block, as kept, copied or added; where the new
 /// block goes after (or before) the old block rather than in its place,
 /// the old block is counted kept before (or after) it.
-fn entries<'e>(edit: &'e Edit) -> Vec<Entry<'e>> {
+pub(crate) fn entries<'e>(edit: &'e Edit) -> Vec<Entry<'e>> {
     let around = match edit.place {
         crate::ir::Place::Replace => None,
         place => Some(place),
@@ -256,7 +195,7 @@ fn entries<'e>(edit: &'e Edit) -> Vec<Entry<'e>> {
 }
 
 /// Indentation in words: `4 spaces`, `1 tab`, `1 tab and 2 spaces`.
-fn words(ws: &str) -> String {
+pub(crate) fn words(ws: &str) -> String {
     let tabs = ws.bytes().filter(|&b| b == b'\t').count();
     let spaces = ws.len() - tabs;
     let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
@@ -268,13 +207,13 @@ fn words(ws: &str) -> String {
     }
 }
 
-fn only(ws: &str, c: u8) -> bool {
+pub(crate) fn only(ws: &str, c: u8) -> bool {
     ws.bytes().all(|b| b == c)
 }
 
 /// A run of added lines: where it stands among the placed entries, and its
 /// lines that are not blank.
-struct Run<'t> {
+pub(crate) struct Run<'t> {
     start: usize,
     end: usize,
     lines: Vec<&'t str>,
@@ -283,7 +222,7 @@ struct Run<'t> {
 /// What the runs of an edit showed: the first pair of readings seen for
 /// each outcome, and the indentation chosen for lines that move.
 #[derive(Default)]
-struct Found {
+pub(crate) struct Found {
     written: Option<(String, String)>,
     mapped: Option<(String, String)>,
     both: Option<(String, String)>,
@@ -294,7 +233,7 @@ struct Found {
 /// it replaces; where it replaces none, the lines just before and after it (in the
 /// patch, else in the file); after a line that opens a block, the block's
 /// own first line.
-fn place_of<'a>(
+pub(crate) fn place_of<'a>(
     run: &Run,
     placed: &[Entry],
     edit: &Edit<'a>,
@@ -364,7 +303,7 @@ impl Indent {
     }
 
     /// What one run of added lines shows, into `found`.
-    fn read_run(
+    pub(super) fn read_run(
         &self,
         run: &Run,
         placed: &[Entry],
@@ -433,7 +372,7 @@ impl Indent {
     }
 
     /// The decision, from what the runs showed.
-    fn verdict(
+    pub(super) fn verdict(
         self,
         placed: &[Entry],
         file_ws: &[Option<&str>],
@@ -473,7 +412,7 @@ impl Indent {
 
     /// The pairs are borrowed: most matches indent as the patch does, and
     /// are answered before anything is copied.
-    fn from_pairs(pairs: Vec<(&str, &str)>) -> Option<Indent> {
+    pub(super) fn from_pairs(pairs: Vec<(&str, &str)>) -> Option<Indent> {
         if pairs.iter().all(|(p, f)| p == f) {
             return None;
         }
@@ -558,208 +497,5 @@ impl Indent {
         }
         indent.by_rule = fits(&indent);
         Some(indent)
-    }
-
-    /// Lines written at column 0 that go where the file indents with `file`.
-    pub fn from_column_zero(file: &str) -> Indent {
-        Indent {
-            patch: String::new(),
-            file: file.to_string(),
-            pairs: vec![],
-            several: Default::default(),
-            convert: Convert::Same,
-            by_rule: true,
-            copies: Default::default(),
-            as_written: false,
-        }
-    }
-
-    /// The file's indentation, in words.
-    pub fn file_words(&self) -> String {
-        words(&self.file)
-    }
-
-    /// The mapping, for a note: the first old line whose indentation
-    /// differs.
-    pub fn describe(&self) -> String {
-        let (patch, file) = self
-            .pairs
-            .iter()
-            .find(|(p, f)| p != f)
-            .map_or((&self.patch, &self.file), |(p, f)| (p, f));
-        if self.as_written {
-            return format!(
-                "the added lines already have the file's indentation where they go, and stay as written; the lines the patch writes again became the file's ({} for {})",
-                words(file),
-                words(patch)
-            );
-        }
-        format!(
-            "added lines are indented as the file is: the patch's {} became the file's {}",
-            words(patch),
-            words(file)
-        )
-    }
-
-    /// The file indentation for patch indentation `ws` by the rule: the
-    /// least indented old line's, plus or minus the difference (counted in
-    /// columns where one side indents with tabs and the other with spaces).
-    fn by_rule(&self, ws: &str) -> Option<String> {
-        let (unit, to_tabs) = match self.convert {
-            Convert::Same => {
-                if let Some(extra) = ws.strip_prefix(self.patch.as_str()) {
-                    return Some(format!("{}{extra}", self.file));
-                }
-                let short = self.patch.strip_prefix(ws)?;
-                return self.file.strip_suffix(short).map(str::to_string);
-            }
-            Convert::SpacesToTabs(unit) => (unit, true),
-            Convert::TabsToSpaces(unit) => (unit, false),
-        };
-        let columns = |s: &str| {
-            s.bytes()
-                .map(|b| if b == b'\t' { unit } else { 1 })
-                .sum::<usize>()
-        };
-        let at = (columns(ws) + columns(&self.file)).checked_sub(columns(&self.patch))?;
-        Some(if to_tabs {
-            format!("{}{}", "\t".repeat(at / unit), " ".repeat(at % unit))
-        } else {
-            " ".repeat(at)
-        })
-    }
-
-    /// Patch indentation `ws` of a line in a run whose first line (patch
-    /// indentation `shift.1`) goes to `shift.0`: the same difference, or
-    /// the mapping's reading where there is no one difference.
-    fn moved_like(&self, ws: &str, shift: (&str, &str)) -> Option<String> {
-        let (to, from) = shift;
-        if let Some(extra) = ws.strip_prefix(from) {
-            return Some(format!("{to}{extra}"));
-        }
-        self.readings(ws).into_iter().next()
-    }
-
-    /// `ws` as the patch writes it, in the file's characters where the two
-    /// indent with different ones (tabs for spaces): the same columns, no
-    /// shift. The reading "as written".
-    fn restyled(&self, ws: &str) -> String {
-        let (unit, to_tabs) = match self.convert {
-            Convert::Same => return ws.to_string(),
-            Convert::SpacesToTabs(unit) => (unit, true),
-            Convert::TabsToSpaces(unit) => (unit, false),
-        };
-        let at: usize = ws.bytes().map(|b| if b == b'\t' { unit } else { 1 }).sum();
-        match to_tabs {
-            true => format!("{}{}", "\t".repeat(at / unit), " ".repeat(at % unit)),
-            false => " ".repeat(at),
-        }
-    }
-
-    /// Every indentation the mapping may give patch indentation `ws`: the
-    /// file indentations the old lines showed for it, else the rule's.
-    fn readings(&self, ws: &str) -> Vec<String> {
-        if let Some(several) = self.several.get(ws) {
-            return several.clone();
-        }
-        match self.pairs.iter().find(|(p, _)| p == ws) {
-            Some((_, f)) => vec![f.clone()],
-            None if self.by_rule => self.by_rule(ws).into_iter().collect(),
-            None => vec![],
-        }
-    }
-
-    /// The indentation `line` gets in the file, if the mapping applies to it.
-    pub fn map(&self, line: &str) -> Option<String> {
-        if let Some(ws) = self.copies.get(line) {
-            return Some(ws.clone());
-        }
-        if self.as_written {
-            return None;
-        }
-        let ws = leading(line);
-        match self.pairs.iter().find(|(p, _)| p == ws) {
-            Some((_, f)) => Some(f.clone()),
-            None if self.by_rule => self.by_rule(ws),
-            None => None,
-        }
-    }
-
-    /// `line` with its indentation mapped, when the mapping applies.
-    pub fn mapped(&self, line: &str) -> Option<String> {
-        if is_blank(line) {
-            return None;
-        }
-        let ws = self.map(line)?;
-        Some(format!("{ws}{}", &line[leading(line).len()..]))
-    }
-
-    /// Writes `line` with its indentation mapped (unchanged when the
-    /// mapping does not apply, or the line is blank).
-    pub fn push<'p>(&self, b: &mut Builder<'p, '_>, line: &'p str) {
-        let mapped = (!is_blank(line)).then(|| self.map(line)).flatten();
-        let Some(ws) = mapped else {
-            b.push_text(line);
-            return;
-        };
-        // Indentation is tabs and spaces: written from static runs.
-        const TABS: &str = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
-        const SPACES: &str = "                                ";
-        let mut chars = ws.as_bytes();
-        while let Some(&c) = chars.first() {
-            let run = chars.iter().take_while(|&&x| x == c).count();
-            let src = if c == b'\t' { TABS } else { SPACES };
-            let n = run.min(src.len());
-            b.push_text(&src[..n]);
-            chars = &chars[n..];
-        }
-        b.push_text(&line[leading(line).len()..]);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pairs(p: &[(&str, &str)]) -> Indent {
-        Indent::from_pairs(p.to_vec()).expect("a mapping")
-    }
-
-    #[test]
-    fn spaces_become_tabs_and_blocks_shift() {
-        // The new leading whitespace of each line.
-        let map = |p: &[(&str, &str)], line: &str| pairs(p).map(line);
-        let four = &[("    ", "\t")][..];
-        assert_eq!(map(four, "        x()").as_deref(), Some("\t\t"));
-        assert_eq!(map(four, "      x()").as_deref(), Some("\t  "));
-        assert_eq!(map(four, "x()").as_deref(), Some(""));
-        assert_eq!(map(&[("\t", "  ")], "\t\tx()").as_deref(), Some("    "));
-        assert_eq!(
-            map(&[("  ", "      ")], "    x()").as_deref(),
-            Some("        ")
-        );
-        assert_eq!(map(&[("", "  ")], "x()").as_deref(), Some("  "));
-        let out = "a\n".to_string();
-        let mut b = Builder::new(&out);
-        pairs(four).push(&mut b, "        x()");
-        let text = crate::apply::output::Output::new(out.clone(), b.finish()).to_text();
-        assert_eq!(text, "\t\tx()");
-    }
-
-    #[test]
-    fn the_least_indented_old_line_anchors_the_rule() {
-        // The first old line is the deepest: a shallower added line still
-        // maps (Python's `_compression.py`, written with spaces for tabs).
-        let tabs = pairs(&[("                ", "\t\t\t\t"), ("            ", "\t\t\t")]);
-        assert_eq!(tabs.map("            x").as_deref(), Some("\t\t\t"));
-        assert_eq!(tabs.map("        x").as_deref(), Some("\t\t"));
-        // A block quoted at column 0.
-        let shifted = pairs(&[("    ", "                "), ("", "            ")]);
-        assert_eq!(shifted.map("  x").as_deref(), Some("              "));
-        // No rule fits both pairs: only they are mapped.
-        let odd = pairs(&[("  ", "    "), ("    ", "\t\t")]);
-        assert_eq!(odd.map("  x").as_deref(), Some("    "));
-        assert_eq!(odd.map("      x"), None);
-        assert!(Indent::from_pairs(vec![("  ", "  ")]).is_none());
     }
 }

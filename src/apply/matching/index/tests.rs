@@ -1,0 +1,254 @@
+//! Every way the index answers, against a scan of the file.
+
+use super::*;
+use crate::apply::matching::text::hash_key;
+
+/// The oracle: the lines whose key of kind `kind` hashes as `key`,
+/// by a scan of the file.
+fn scan(f: &FileText, key: &str, kind: Key) -> Vec<usize> {
+    let h = hash_key(key);
+    (0..f.len()).filter(|&i| hash_key(&kind.of(f.line(i))) == h).collect()
+}
+
+/// Every way a lookup is answered (the whole-file index, the pivots'
+/// index, a key scanned for alone) gives the oracle's lines, at every
+/// kind of key, on texts where keys repeat and collide in buckets.
+#[test]
+fn every_way_of_answering_gives_the_lines_a_scan_gives() {
+    let mut seed = 0x2545_f491_u64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let kinds = [Key::Exact, Key::TrailingWhitespace, Key::Trimmed, Key::Normalized, Key::Undecorated];
+    for round in 0..6 {
+        let lines = 200 + next(4000) as usize;
+        let text: String = (0..lines)
+            .map(|_| {
+                let pad = [" ", "", "\t", "  "][next(4) as usize];
+                let deco = ["", "# ", "- ", "1. "][next(4) as usize];
+                let dash = ["-", "\u{2013}"][next(2) as usize];
+                let tail = ["", " ", "\r"][next(3) as usize];
+                format!("{pad}{deco}k{dash}{}{tail}\n", next(30))
+            })
+            .collect();
+        let keys: Vec<String> = (0..30).map(|k| format!("k-{k}")).collect();
+        for kind in kinds {
+            let whole = FileText::new(&text);
+            let part = FileText::new(&text);
+            let counts: Counts = keys.iter().take(10).map(|k| (hash_key(&kind.of(k)), 0)).collect();
+            part.expect(kind, counts, |c| {
+                for k in keys.iter().take(3) {
+                    mark_pivot(c, hash_key(&kind.of(k)));
+                }
+            });
+            for k in &keys {
+                let key = kind.of(k);
+                let want = scan(&whole, &key, kind);
+                for f in [&whole, &part] {
+                    let h = hash_key(&key);
+                    assert_eq!(f.positions(h, kind).collect::<Vec<_>>(), want, "round {round}, {kind:?}, {k}");
+                    assert_eq!(f.count(h, kind), want.len(), "round {round}, {kind:?}, {k}");
+                }
+            }
+        }
+    }
+}
+
+/// The index sorts in place, which scrambles a bucket: small buckets
+/// and one that a blank line fills must both come out in line order.
+#[test]
+fn the_index_keeps_lines_ascending_in_small_and_crowded_buckets() {
+    let lines: Vec<String> = (0..20_000)
+        .map(|i| {
+            if i % 3 == 0 {
+                String::new()
+            } else {
+                format!("line {i}")
+            }
+        })
+        .collect();
+    let text = lines.join("\n") + "\n";
+    let f = FileText::new(&text);
+    let mut want: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, l) in lines.iter().enumerate() {
+        want.entry(l).or_default().push(i);
+    }
+    for (key, at) in &want {
+        let found: Vec<usize> = f
+            .positions(hash_key(key), Key::Exact)
+            .filter(|&i| f.line(i) == *key)
+            .collect();
+        assert_eq!(&found, at, "{key:?}");
+    }
+    assert_eq!(f.count(hash_key(""), Key::Exact), 6667);
+}
+
+#[test]
+fn forgotten_indexes_are_built_again_with_the_same_answers() {
+    let text: String = (0..3000).map(|i| format!("  line {}\n", i % 11)).collect();
+    let mut f = FileText::new(&text);
+    let counts: Counts = [(hash_key("line 3"), 0)].into_iter().collect();
+    f.expect(Key::Trimmed, counts, |c| mark_pivot(c, hash_key("line 3")));
+    let ask = |f: &FileText, k: usize| -> Vec<usize> {
+        f.positions(hash_key(&format!("line {k}")), Key::Trimmed)
+            .collect()
+    };
+    // One key from the expected index, one from the whole-file one.
+    let before = (ask(&f, 3), ask(&f, 4));
+    assert_eq!(
+        before.0,
+        (0..3000).filter(|i| i % 11 == 3).collect::<Vec<_>>()
+    );
+    f.forget_indexes();
+    assert_eq!((ask(&f, 3), ask(&f, 4)), before);
+}
+
+#[test]
+fn the_index_finds_every_line_of_a_key_in_order() {
+    // Enough lines for many buckets, keys repeated at known lines.
+    let text: String = (0..5000).map(|i| format!("line {}\n", i % 7)).collect();
+    let f = FileText::new(&text);
+    for k in 0..7 {
+        let h = hash_key(&format!("line {k}"));
+        let at: Vec<usize> = f.positions(h, Key::Exact).collect();
+        let want: Vec<usize> = (0..5000).filter(|i| i % 7 == k).collect();
+        assert_eq!(at, want, "key {k}");
+        assert_eq!(f.count(h, Key::Exact), want.len());
+    }
+    assert_eq!(f.count(hash_key("line 7"), Key::Exact), 0);
+    let trimmed = FileText::new("  a\nb\n\ta \n");
+    let at: Vec<usize> = trimmed.positions(hash_key("a"), Key::Trimmed).collect();
+    assert_eq!(at, [0, 2]);
+}
+
+/// Expected keys are counted while pivots are chosen; pivots are
+/// indexed, up to `STRAYS` other keys (expected or not) are each
+/// scanned for, and only then is the whole file indexed. Every path
+/// answers as the whole-file index does.
+#[test]
+fn the_expected_index_answers_as_the_whole_file_index_does() {
+    let keys = 20;
+    let text: String = (0..3000)
+        .map(|i| format!("{}line {}\n", " ".repeat(i % 3), i % (keys + 3)))
+        .collect();
+    let whole = FileText::new(&text);
+    let part = FileText::new(&text);
+    let h = |k: usize| hash_key(&format!("line {k}"));
+    let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
+    let mut seen = vec![];
+    part.expect(Key::Trimmed, counts, |c| {
+        seen = (0..keys).map(|k| counted(c, h(k))).collect();
+        (0..2).for_each(|k| mark_pivot(c, h(k)));
+    });
+    // The pivots were chosen from the file's true counts.
+    let true_counts: Vec<usize> = (0..keys).map(|k| whole.count(h(k), Key::Trimmed)).collect();
+    assert_eq!(seen, true_counts);
+    let same = |k: usize| {
+        let want: Vec<usize> = whole.positions(h(k), Key::Trimmed).collect();
+        assert!(!want.is_empty());
+        assert_eq!(part.count(h(k), Key::Trimmed), want.len(), "key {k}");
+        assert_eq!(
+            part.positions(h(k), Key::Trimmed).collect::<Vec<_>>(),
+            want,
+            "key {k}"
+        );
+    };
+    // Pivots, then as many other keys as there is room for, one never
+    // expected among them: no whole-file index.
+    for k in (0..2 + STRAYS - 1).chain([keys + 1]) {
+        same(k);
+        same(k);
+    }
+    assert!((0..2).all(|k| part.is_pivot(h(k), Key::Trimmed)));
+    assert!(!part.is_pivot(h(2), Key::Trimmed));
+    assert_eq!(part.beyond_pivots(Key::Trimmed), (STRAYS, false));
+    // The next key takes the whole-file index, which answers the rest.
+    same(2 + STRAYS);
+    assert!(part.beyond_pivots(Key::Trimmed).1);
+    for k in 0..keys + 3 {
+        same(k);
+    }
+    // Another kind ignores the expectation.
+    assert_eq!(part.count(h(1), Key::Exact), whole.count(h(1), Key::Exact));
+}
+
+/// A file of enough lines is counted and indexed in chunks on two
+/// threads (`beside.rs`): the counts, the pivots' lines and their
+/// order are those of the whole-file index.
+#[test]
+fn a_count_shared_with_a_thread_answers_as_the_whole_file_index_does() {
+    let keys = 40;
+    let lines = CHUNK * beside::SHARED + 1234;
+    let text: String = (0..lines)
+        .map(|i| format!("{}row {}\n", " ".repeat(i % 5), (i * 11) % (keys + 9)))
+        .collect();
+    let whole = FileText::new(&text);
+    let part = FileText::new(&text);
+    let h = |k: usize| hash_key(&format!("row {k}"));
+    let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
+    let mut seen = vec![];
+    part.expect(Key::Trimmed, counts, |c| {
+        seen = (0..keys).map(|k| counted(c, h(k))).collect();
+        (0..keys).step_by(3).for_each(|k| mark_pivot(c, h(k)));
+    });
+    let true_counts: Vec<usize> = (0..keys).map(|k| whole.count(h(k), Key::Trimmed)).collect();
+    assert_eq!(seen, true_counts);
+    assert!(true_counts.iter().all(|&c| c > lines / (keys + 9) - 2));
+    for k in (0..keys).step_by(3) {
+        assert!(part.is_pivot(h(k), Key::Trimmed));
+        let want: Vec<usize> = whole.positions(h(k), Key::Trimmed).collect();
+        assert_eq!(
+            part.positions(h(k), Key::Trimmed).collect::<Vec<_>>(),
+            want,
+            "key {k}"
+        );
+    }
+}
+
+/// A blank line's key is empty: counted and indexed without a hash
+/// where the empty key is expected, passed over where it is not, on
+/// one thread and on two.
+#[test]
+fn blank_lines_count_under_the_empty_key() {
+    for lines in [5000, CHUNK * beside::SHARED + 77] {
+        let text: String = (0..lines)
+            .map(|i| match i % 4 {
+                0 => "\n".to_string(),
+                1 => "  \t\r\n".to_string(),
+                _ => format!("x {}\n", i % 7),
+            })
+            .collect();
+        let whole = FileText::new(&text);
+        let (empty, x) = (hash_key(""), hash_key("x 3"));
+        let blanks = whole.count(empty, Key::Trimmed);
+        assert_eq!(blanks, lines.div_ceil(4) + (lines + 2) / 4);
+        for expected in [true, false] {
+            let part = FileText::new(&text);
+            let mut counts: Counts = [(x, 0)].into_iter().collect();
+            if expected {
+                counts.insert(empty, 0);
+            }
+            let mut seen = (0, 0);
+            part.expect(Key::Trimmed, counts, |c| {
+                seen = (counted(c, empty), counted(c, x));
+                mark_pivot(c, empty);
+                mark_pivot(c, x);
+            });
+            let want = (
+                if expected { blanks } else { 0 },
+                whole.count(x, Key::Trimmed),
+            );
+            assert_eq!(seen, want, "{lines} lines, expected {expected}");
+            assert_eq!(part.is_pivot(empty, Key::Trimmed), expected);
+            for h in [empty, x] {
+                assert_eq!(
+                    part.positions(h, Key::Trimmed).collect::<Vec<_>>(),
+                    whole.positions(h, Key::Trimmed).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The disk tree on a real directory: reads, refusals, stamps.
+
+use super::read::{advise, Advice};
+use super::*;
+
+/// A file is read to its end whatever size it was said to have: the
+/// size of a pipe (0), a file that grew since `fstat`, a large one
+/// whose pages are populated first.
+#[test]
+fn a_sized_read_takes_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    for len in [0, 1, 4095, 4096, 300_000] {
+        let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        for said in [0, len / 2, len] {
+            let file = std::fs::File::open(&path).unwrap();
+            assert_eq!(read_sized(&file, said).unwrap(), bytes, "{len} {said}");
+        }
+    }
+}
+
+/// More pieces than one `writev` takes, empty ones among them, land
+/// in order and are counted.
+#[test]
+fn pieces_are_written_in_batches_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out");
+    let lines: Vec<String> = (0..3 * IOV_BATCH + 7)
+        .map(|i| format!("line {i}\n"))
+        .collect();
+    let mut chunks: Vec<&[u8]> = vec![];
+    for (i, l) in lines.iter().enumerate() {
+        chunks.push(l.as_bytes());
+        if i % 5 == 0 {
+            chunks.push(b"");
+        }
+    }
+    let file = std::fs::File::create(&path).unwrap();
+    let len = write_chunks(&file, &chunks).unwrap();
+    let want = lines.concat();
+    assert_eq!(len, want.len() as u64);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
+}
+
+/// Bytes no two pages of which are alike, so a page lost, zeroed or
+/// moved shows.
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 31 + i / 4096) as u8).collect()
+}
+
+/// A size no memory holds is an error, not an abort.
+#[test]
+fn a_sized_read_with_no_room_fails() {
+    let file = tempfile::tempfile().unwrap();
+    let err = read_sized(&file, usize::MAX).unwrap_err();
+    assert_eq!(err.kind(), io::ErrorKind::OutOfMemory);
+}
+
+/// Neither advice changes what memory holds: a wrong advice
+/// (`MADV_DONTNEED`, `MADV_FREE`) would zero what was written.
+#[test]
+fn advice_keeps_the_contents() {
+    let want = pattern(9 << 20);
+    for advice in [Advice::HugePages, Advice::Populate] {
+        let mut buf = want.clone();
+        advise(&mut buf, advice);
+        assert!(buf == want);
+    }
+}
+
+/// A file large enough for the advice reads back byte for byte, the
+/// last byte (past the last whole huge page) included.
+#[test]
+fn a_large_file_reads_back_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let want = pattern((9 << 20) + 12345);
+    std::fs::write(tmp.path().join("big"), &want).unwrap();
+    let tree = DiskTree::new(tmp.path()).unwrap();
+    let got = tree.read(&RelPath::new("big").unwrap(), u64::MAX).unwrap();
+    assert!(got == want);
+}
+
+/// A file of the reader's limit or more is refused, on disk and in
+/// memory alike; one byte under it is read.
+#[test]
+fn a_read_refuses_a_file_at_its_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("f"), "four").unwrap();
+    let disk = DiskTree::new(tmp.path()).unwrap();
+    let mem = crate::apply::MemTree::default().with_file("f", "four");
+    let f = RelPath::new("f").unwrap();
+    for tree in [&disk as &dyn FileTree, &mem] {
+        let e = tree.read(&f, 4).unwrap_err();
+        assert_eq!(refusal(&e), Some(Refusal::TooLarge), "{e}");
+        assert_eq!(tree.read(&f, 5).unwrap(), b"four");
+    }
+}
