@@ -1,5 +1,5 @@
 //! The file tree the applier reads and writes, as a trait, so that planning
-//! and committing run the same code against the disk (`fs.rs`), memory
+//! and committing run the same code against the disk (`writing/fs/`), memory
 //! (tests, in-memory applies), or a tree that fails on purpose (fault
 //! injection, crash points).
 //!

@@ -4,7 +4,7 @@
 //! - `journal/`: the rollback journal: undo records, their encoding, recovery.
 //! - `state.rs`: where journals are kept: the user's state directory.
 //! - `root.rs`: opening a root for a run: its lock, then recovery.
-//! - `fs.rs`: the disk, and the only code here that touches it.
+//! - `fs/`: the disk, and the only code here that touches it.
 //! - `beneath.rs`: opening a path beneath the root's handle, at every component.
 
 mod beneath;

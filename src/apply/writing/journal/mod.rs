@@ -4,7 +4,7 @@
 //! was before the interrupted apply, or finishes.
 //!
 //! **Where it lives.** Outside every root, in the user's state directory
-//! (`fs.rs` finds it and checks it is the user's own), under a name made of
+//! (`state.rs` finds it and checks it is the user's own), under a name made of
 //! the root's identity. So nothing in a tree (a cloned repository, a file
 //! a patch wrote) is ever read as a journal, and a journal is never
 //! replayed on a root it was not written for: its header carries the
