@@ -435,22 +435,7 @@ impl Indent {
         let mut seen = std::collections::HashSet::new();
         pairs.retain(|(p, _)| seen.insert(p.clone()));
         let (patch, file) = pairs.iter().min_by_key(|(p, _)| p.len())?.clone();
-        let all_patch = |c| pairs.iter().all(|(p, _)| only(p, c));
-        // Tabs, then spaces (that align a continuation line).
-        let tabbed = |f: &str| only(f.trim_start_matches('\t'), b' ');
-        let kinds = if all_patch(b' ')
-            && pairs.iter().all(|(_, f)| tabbed(f))
-            && pairs.iter().any(|(_, f)| f.contains('\t'))
-        {
-            Some(Convert::SpacesToTabs as fn(usize) -> Convert)
-        } else if pairs.iter().all(|(p, _)| tabbed(p))
-            && pairs.iter().any(|(p, _)| p.contains('\t'))
-            && pairs.iter().all(|(_, f)| only(f, b' '))
-        {
-            Some(Convert::TabsToSpaces as fn(usize) -> Convert)
-        } else {
-            None
-        };
+        let kinds = conversion(&pairs);
         let mut indent = Indent {
             patch,
             file,
@@ -461,41 +446,60 @@ impl Indent {
             copies: Default::default(),
             as_written: false,
         };
-        let fits = |indent: &Indent| {
-            indent
-                .pairs
-                .iter()
-                .all(|(p, f)| indent.by_rule(p).as_deref() == Some(f.as_str()))
-        };
-        // Columns per tab: a common width that gives every old line its
-        // file indentation, one that keeps the columns (no shift) first.
         if let Some(kind) = kinds {
-            let units = [4, 8, 2, 3];
-            let same_columns = |indent: &Indent| {
-                let unit = match indent.convert {
-                    Convert::SpacesToTabs(u) | Convert::TabsToSpaces(u) => u,
-                    Convert::Same => 1,
-                };
-                let columns = |s: &str| {
-                    s.bytes()
-                        .map(|b| if b == b'\t' { unit } else { 1 })
-                        .sum::<usize>()
-                };
-                columns(&indent.patch) == columns(&indent.file)
-            };
-            let mut pick = |keep: bool| {
-                units
-                    .iter()
-                    .find(|&&unit| {
-                        indent.convert = kind(unit);
-                        fits(&indent) && (!keep || same_columns(&indent))
-                    })
-                    .copied()
-            };
-            let unit = pick(true).or_else(|| pick(false)).unwrap_or(4);
-            indent.convert = kind(unit);
+            indent.convert = kind(indent.tab_width(kind));
         }
-        indent.by_rule = fits(&indent);
+        indent.by_rule = indent.fits();
         Some(indent)
+    }
+
+    /// Whether the rule gives every old line its file indentation.
+    fn fits(&self) -> bool {
+        self.pairs
+            .iter()
+            .all(|(p, f)| self.by_rule(p).as_deref() == Some(f.as_str()))
+    }
+
+    /// Columns per tab for a conversion of `kind`: a common width that
+    /// gives every old line its file indentation, one that keeps the
+    /// columns (no shift) first.
+    fn tab_width(&mut self, kind: fn(usize) -> Convert) -> usize {
+        let same_columns = |indent: &Indent, unit: usize| {
+            let columns = |s: &str| {
+                s.bytes()
+                    .map(|b| if b == b'\t' { unit } else { 1 })
+                    .sum::<usize>()
+            };
+            columns(&indent.patch) == columns(&indent.file)
+        };
+        let mut pick = |keep: bool| {
+            [4, 8, 2, 3].into_iter().find(|&unit| {
+                self.convert = kind(unit);
+                self.fits() && (!keep || same_columns(self, unit))
+            })
+        };
+        pick(true).or_else(|| pick(false)).unwrap_or(4)
+    }
+}
+
+/// Which conversion the pairs show, if any: spaces in the patch for the
+/// file's tabs (then spaces that align a continuation line), or the
+/// reverse.
+fn conversion(pairs: &[(String, String)]) -> Option<fn(usize) -> Convert> {
+    let all_patch = |c| pairs.iter().all(|(p, _)| only(p, c));
+    // Tabs, then spaces (that align a continuation line).
+    let tabbed = |f: &str| only(f.trim_start_matches('\t'), b' ');
+    if all_patch(b' ')
+        && pairs.iter().all(|(_, f)| tabbed(f))
+        && pairs.iter().any(|(_, f)| f.contains('\t'))
+    {
+        Some(Convert::SpacesToTabs as fn(usize) -> Convert)
+    } else if pairs.iter().all(|(p, _)| tabbed(p))
+        && pairs.iter().any(|(p, _)| p.contains('\t'))
+        && pairs.iter().all(|(_, f)| only(f, b' '))
+    {
+        Some(Convert::TabsToSpaces as fn(usize) -> Convert)
+    } else {
+        None
     }
 }
