@@ -7,7 +7,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The first build takes a few minutes; cargo shows its progress.
 echo "building the release binary (cargo build --release --locked --package grammar-patch)..." >&2
 cargo build --release --locked --package grammar-patch
-gp=target/release/grammar-patch
+gp="${CARGO_TARGET_DIR:-target}/release/grammar-patch"
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
 cp -r examples/demo/tree/. "$tree/"

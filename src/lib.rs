@@ -79,6 +79,7 @@ macro_rules! internal {
 internal!(apply, formats, ir, paths, payload, unwrap);
 
 mod bytes;
+mod caller;
 mod newlines;
 mod request;
 mod review;
@@ -86,6 +87,7 @@ mod trim;
 mod validate;
 
 pub use apply::{DiskTree, FileTree, MemTree};
+pub use caller::Caller;
 pub use error::{Code, Diagnostic, Severity};
 pub use formats::Format;
 pub use request::{Refused, Request};

@@ -31,6 +31,10 @@ enum Command {
         /// Do everything but write.
         #[arg(long)]
         dry_run: bool,
+        /// Also survive power loss: fsync the journal before each step, and
+        /// every file and directory written (a kill is survived without it).
+        #[arg(long)]
+        fsync: bool,
     },
     /// Parse and validate a patch; with --root, also locate every edit. Writes nothing.
     Lint {
@@ -106,10 +110,6 @@ struct Input {
     /// a top-level insertion inside a block (each a warning).
     #[arg(long)]
     tolerant: bool,
-    /// Also survive power loss: fsync the journal before each step, and
-    /// every file and directory written (a kill is survived without it).
-    #[arg(long)]
-    fsync: bool,
     /// Seconds to wait for another apply that holds the root.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     wait: f64,
@@ -203,8 +203,12 @@ fn run_cli() -> i32 {
         Err(e) => return arguments_refused(e),
     };
     match cli.command {
-        Command::Apply { input, dry_run } => patch_command(input, Mode::Apply { dry_run }),
-        Command::Lint { input } => patch_command(input, Mode::Lint),
+        Command::Apply {
+            input,
+            dry_run,
+            fsync,
+        } => patch_command(input, Mode::Apply { dry_run }, fsync),
+        Command::Lint { input } => patch_command(input, Mode::Lint, false),
         Command::Grammar { format, syntax, id } => grammar_command(&format, syntax, id.as_deref()),
         Command::Tool {
             format,
@@ -282,12 +286,15 @@ fn recover_command(root: Option<PathBuf>, wait: f64) -> i32 {
     }
 }
 
-/// A format, by name.
+/// A format, by name (`auto` is no format here: the command prints one).
 fn named(name: &str) -> Result<Format, String> {
-    match Format::from_arg(name)? {
-        Some(f) => Ok(f),
-        None => Err("name a format, not auto".into()),
+    if name == "auto" {
+        return Err("name a format, not auto".into());
     }
+    Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        format!("unknown format `{name}` (expected {})", names.join(", "))
+    })
 }
 
 /// `--id` is for ap only, and must be a patch ID.
@@ -336,9 +343,9 @@ fn tool_command(format: &str, provider: ProviderArg, id: Option<&str>, name: &st
 }
 
 fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
-    let format = match Format::from_name(name) {
-        Some(f) => f,
-        None => return usage_error(format!("unknown format `{name}`")),
+    let format = match named(name) {
+        Ok(f) => f,
+        Err(e) => return usage_error(e),
     };
     if let Err(e) = check_id(format, id) {
         return usage_error(e);
@@ -363,7 +370,7 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
     }
 }
 
-fn patch_command(input: Input, mode: Mode) -> i32 {
+fn patch_command(input: Input, mode: Mode, fsync: bool) -> i32 {
     let (json, dry_run) = (input.json, mode != (Mode::Apply { dry_run: false }));
     let (name, text) = match read_patch(input.patch.as_deref()) {
         Ok(p) => p,
@@ -380,7 +387,7 @@ fn patch_command(input: Input, mode: Mode) -> i32 {
         .tolerant(input.tolerant)
         .diff(input.diff)
         .wait(wait)
-        .fsync(input.fsync);
+        .fsync(fsync);
     if let Some(root) = &input.root {
         request = request.root(root);
     }
@@ -398,20 +405,21 @@ fn patch_command(input: Input, mode: Mode) -> i32 {
 }
 
 /// A command that failed before a patch could be applied: the message on
-/// stderr, and with `--json` the result object too; exit 2.
+/// stderr, or with `--json` the result object on stdout; exit 2.
 fn failed_command(code: Code, message: String, json: bool, dry_run: bool) -> i32 {
     if json {
         out(&format!(
             "{}\n",
             report::failure(code, &message, None, dry_run)
         ));
+        return 2;
     }
     eprintln!("grammar-patch: {message}");
     2
 }
 
-/// Arguments clap refused: its own message, and with `--json` on `apply`
-/// or `lint` the result object too (an agent reads only stdout).
+/// Arguments clap refused: its own message, or with `--json` on `apply`
+/// or `lint` the result object instead (an agent reads only stdout).
 fn arguments_refused(e: clap::Error) -> i32 {
     use clap::error::ErrorKind;
     // `args()` would panic on an argument that is not UTF-8.
@@ -430,6 +438,7 @@ fn arguments_refused(e: clap::Error) -> i32 {
             "{}\n",
             report::failure(Code::UsageError, &message, None, dry_run)
         ));
+        return 2;
     }
     let _ = e.print();
     if shown {

@@ -1,7 +1,8 @@
 //! `grammar-patch mcp`: the Model Context Protocol over stdio, with the
 //! official SDK (rmcp). Tools `apply_patch` and `lint_patch` run the same
 //! pipeline as the command line against one root; every supported format's
-//! Lark grammar and prompt are resources. A rejected patch is a tool error
+//! Lark grammar is a resource, and its instructions for a model are an MCP
+//! prompt (and a resource). A rejected patch is a tool error
 //! (`isError: true`) whose text is the contract's JSON result, so the model
 //! reads the code, message and hint; nothing is written.
 
@@ -10,9 +11,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, Role, ServerCapabilities, ServerConfig, Tool,
     ToolAnnotations,
 };
 use rmcp::service::RequestContext;
@@ -82,7 +84,18 @@ impl PatchServer {
 
 /// How to call the tools right, for a model that called one wrong.
 const ARGUMENTS_HINT: &str = "call with {\"patch\": \"<the whole patch>\"}, optionally \
-     \"format\" (auto, udiff, codex, repopatch, ap) and, for apply_patch, \"dry_run\": true";
+     \"format\" (auto, udiff, codex, repopatch, ap), \"tolerant\": true, \"diff\": true and, \
+     for apply_patch, \"dry_run\": true";
+
+/// What the server is, for the client's model (the initialize result's
+/// `instructions`).
+const INSTRUCTIONS: &str = "Edits files in one workspace by applying patches. Call \
+     `apply_patch` with the whole patch (a unified diff, a codex `*** Begin Patch`, a RepoPatch \
+     `PATCHSET`, or an ap patch): every file changes or none does. Call `lint_patch` to check \
+     a patch without writing. A refused patch returns a JSON result whose `code`, `message` \
+     and `hint` say what to fix; correct the patch and call again. The prompts \
+     (`udiff`, `codex`, `repopatch`, `ap`) teach a model each format; the resources hold \
+     each format's Lark grammar, to constrain a model's output.";
 
 /// The output schema of both tools: the JSON result, in the shape
 /// `schema/result.schema.json` documents.
@@ -103,6 +116,16 @@ fn schema(with_dry_run: bool) -> Arc<Map<String, Value>> {
             "enum": std::iter::once("auto").chain(names).collect::<Vec<_>>(),
             "description": "The patch format; `auto` (the default) detects it.",
         },
+    });
+    properties["tolerant"] = json!({
+        "type": "boolean",
+        "description": "ap only: forgive a missing header, `#` comments between directives, \
+            an anchor without a snippet, a redundant project prefix on a path and a top-level \
+            insertion inside a block (each a warning).",
+    });
+    properties["diff"] = json!({
+        "type": "boolean",
+        "description": "Also return, per file, what was (or would be) written as a git diff.",
     });
     if with_dry_run {
         properties["dry_run"] =
@@ -174,6 +197,16 @@ fn ap_bound_grammar(uri: &str) -> Option<String> {
         .map(|g| g.into_owned())
 }
 
+/// What a format's prompt is.
+fn prompt_description(format: Format) -> String {
+    format!(
+        "How to write a {} patch ({}): instructions and a worked example for a model's \
+         system prompt",
+        format.name(),
+        format.describe()
+    )
+}
+
 /// `(uri, name, mime type, text)` of every resource.
 fn resources() -> Vec<(String, String, &'static str, String)> {
     let mut out = vec![];
@@ -204,9 +237,51 @@ impl ServerHandler for PatchServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_prompts()
                 .build(),
         )
         .with_server_info(info)
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(
+            Format::ALL
+                .iter()
+                .map(|f| {
+                    Prompt::new(f.name(), Some(prompt_description(*f)), None)
+                        .with_title(format!("Write a {} patch", f.name()))
+                })
+                .collect(),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let Some(format) = Format::ALL.iter().find(|f| f.name() == request.name) else {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "no prompt `{}` (the prompts: {})",
+                    request.name,
+                    names.join(", ")
+                ),
+                None,
+            ));
+        };
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            agent::prompt(*format),
+        )])
+        .with_description(prompt_description(*format))
+        .into())
     }
 
     async fn list_tools(

@@ -73,7 +73,7 @@ impl PathProblem {
             PathProblem::Empty => "the path is empty",
             PathProblem::ParentComponent => "the path contains `..`",
             PathProblem::OutsideRoot => "the absolute path is outside the root",
-            PathProblem::AbsoluteWithoutRoot => "an absolute path needs --root to be checked",
+            PathProblem::AbsoluteWithoutRoot => "an absolute path needs a root to be checked",
             PathProblem::Unusable => "the path has a NUL byte or a component longer than 255 bytes",
             PathProblem::NotUtf8 => "the path has bytes that are not UTF-8, which grammar-patch does not write",
             PathProblem::Reserved => {

@@ -1,6 +1,7 @@
 //! Tool-call payloads: the JSON object an agent runtime hands over when a
 //! model calls a patch tool (`{"patch": "...", "format": "...", "dry_run":
-//! true}`), accepted wherever patch text is. No patch format starts with
+//! true}`, and optionally `tolerant` and `diff`), accepted wherever patch
+//! text is. No patch format starts with
 //! `{`, so the two never collide.
 
 use serde_json::{Map, Value};
@@ -14,6 +15,10 @@ pub struct ToolCall {
     pub format: Option<String>,
     /// `dry_run`, if given.
     pub dry_run: Option<bool>,
+    /// `tolerant` (ap's tolerant mode), if given.
+    pub tolerant: Option<bool>,
+    /// `diff` (each file's review diff in the result), if given.
+    pub diff: Option<bool>,
 }
 
 /// `None` when `text` is patch text; otherwise the tool call it holds, or
@@ -44,6 +49,8 @@ pub fn from_fields(fields: Map<String, Value>) -> Result<ToolCall, String> {
         patch: String::new(),
         format: None,
         dry_run: None,
+        tolerant: None,
+        diff: None,
     };
     let mut has_patch = false;
     for (key, value) in fields {
@@ -53,13 +60,17 @@ pub fn from_fields(fields: Map<String, Value>) -> Result<ToolCall, String> {
                 has_patch = true;
             }
             ("format", Value::String(s)) => call.format = Some(s),
-            ("format", Value::Null) | ("dry_run", Value::Null) => {}
+            ("format" | "dry_run" | "tolerant" | "diff", Value::Null) => {}
             ("dry_run", Value::Bool(b)) => call.dry_run = Some(b),
+            ("tolerant", Value::Bool(b)) => call.tolerant = Some(b),
+            ("diff", Value::Bool(b)) => call.diff = Some(b),
             ("patch" | "format", _) => return Err(format!("`{key}` must be a string")),
-            ("dry_run", _) => return Err("`dry_run` must be true or false".into()),
+            ("dry_run" | "tolerant" | "diff", _) => {
+                return Err(format!("`{key}` must be true or false"))
+            }
             (other, _) => {
                 return Err(format!(
-                    "unknown key `{other}` in the JSON tool call (expected `patch`, `format`, `dry_run`)"
+                    "unknown key `{other}` in the JSON tool call (expected `patch`, `format`, `dry_run`, `tolerant`, `diff`)"
                 ))
             }
         }
@@ -85,14 +96,21 @@ mod tests {
             ToolCall {
                 patch: "PATCHSET\n".into(),
                 format: Some("repopatch".into()),
-                dry_run: Some(true)
+                dry_run: Some(true),
+                tolerant: None,
+                diff: None,
             }
         );
+        let call = tool_call(r#"{"patch": "x", "tolerant": true, "diff": false}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!((call.tolerant, call.diff), (Some(true), Some(false)));
         let err = |t: &str| tool_call(t).unwrap().unwrap_err();
         assert!(err(r#"{"patch": "x", "dryrun": true}"#).contains("unknown key `dryrun`"));
         assert!(err(r#"{"format": "udiff"}"#).contains("no `patch`"));
         assert!(err(r#"{"patch": 3}"#).contains("must be a string"));
         assert!(err(r#"{"patch": "x", "dry_run": "yes"}"#).contains("true or false"));
+        assert!(err(r#"{"patch": "x", "tolerant": 1}"#).contains("`tolerant` must be true or false"));
         assert!(err("{patch: x}").contains("does not parse"));
         assert_eq!(tool_call("[1]"), None);
     }

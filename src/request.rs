@@ -22,7 +22,7 @@ use std::time::Duration;
 use crate::apply::{self, DiskTree, FileTree};
 use crate::error::{Code, Diagnostic};
 use crate::formats::{self, Format};
-use crate::{payload, unwrap, Mode, Options, Outcome};
+use crate::{payload, unwrap, Caller, Mode, Options, Outcome};
 
 /// A patch and what to do with it. Built with its methods, then [`run`].
 ///
@@ -38,6 +38,8 @@ pub struct Request<'a> {
     wait: Duration,
     fsync: bool,
     go_on: &'a (dyn Fn() -> bool + Sync),
+    /// Who asks, for the words of hints that name an option.
+    caller: Caller,
     /// A problem with the request found while it was built.
     refused: Option<String>,
 }
@@ -60,20 +62,24 @@ impl Request<'static> {
             wait: apply::DEFAULT_WAIT,
             fsync: false,
             go_on: &|| true,
+            caller: Caller::CommandLine,
             refused: None,
         }
     }
 
     /// A request from a JSON tool call's fields (`patch`, and optionally
-    /// `format` and `dry_run`), as an MCP client sends them; a field
+    /// `format`, `dry_run`, `tolerant` and `diff`), as an MCP client sends
+    /// them, speaking as a tool call ([`Caller::ToolCall`]); a field
     /// missing, unknown or of the wrong type is refused.
     pub fn from_fields(fields: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
         let call = payload::from_fields(fields)?;
-        let mut request = Request::new(call.patch);
+        let mut request = Request::new(call.patch).caller(Caller::ToolCall);
         request.format = call.format;
         if let Some(dry_run) = call.dry_run {
             request.mode = Mode::Apply { dry_run };
         }
+        request.options.tolerant = call.tolerant.unwrap_or(false);
+        request.options.diff = call.diff.unwrap_or(false);
         Ok(request)
     }
 }
@@ -104,6 +110,8 @@ impl<'a> Request<'a> {
         if let (Some(true), Mode::Apply { .. }) = (call.dry_run, self.mode) {
             self.mode = Mode::Apply { dry_run: true };
         }
+        self.options.tolerant |= call.tolerant == Some(true);
+        self.options.diff |= call.diff == Some(true);
         self.patch = call.patch;
         self
     }
@@ -184,6 +192,12 @@ impl<'a> Request<'a> {
         Request { go_on, ..self }
     }
 
+    /// Who asks: hints name options in that caller's words ([`Caller`]).
+    pub fn caller(mut self, caller: Caller) -> Self {
+        self.caller = caller;
+        self
+    }
+
     /// What the request says to do, as asked.
     pub fn asked(&self) -> Mode {
         self.mode
@@ -193,6 +207,24 @@ impl<'a> Request<'a> {
     /// (`usage_error`) or its root cannot be opened (`io_error`); a patch
     /// refused is an `Ok` outcome whose [`Outcome::ok`] is false.
     pub fn run(self) -> Result<Outcome, Refused> {
+        let caller = self.caller;
+        match self.run_as_asked() {
+            Ok(mut outcome) => {
+                outcome
+                    .diagnostics
+                    .iter_mut()
+                    .for_each(|d| caller.reword(d));
+                Ok(outcome)
+            }
+            Err(mut d) => {
+                caller.reword(&mut d);
+                Err(d)
+            }
+        }
+    }
+
+    /// [`Request::run`], in the command line's words.
+    fn run_as_asked(self) -> Result<Outcome, Refused> {
         let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
         if let Some(why) = self.refused {
             return Err(usage(why));

@@ -40,7 +40,9 @@ pub fn unwrap(raw: String) -> Unwrapped {
     cut.prose_before();
     cut.fence();
     cut.text_after();
-    if cut.stripped_blank {
+    // Nothing but blank lines is an empty patch (its own error), not a
+    // patch with blank lines around it.
+    if cut.stripped_blank && cut.first < cut.last {
         cut.warnings.push(Diagnostic::new(
             Code::BlankLinesStripped,
             "blank lines before or after the patch were removed",

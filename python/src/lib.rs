@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use grammar_patch::agent::{self, Provider};
 use grammar_patch::Format;
-use grammar_patch::{lossless, Request};
+use grammar_patch::{lossless, Caller, Request};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 
@@ -45,6 +45,7 @@ fn run(py: Python<'_>, request: Request<'static>, root: Option<PathBuf>) -> PyRe
 /// A request for `patch` (Unicode text) in `format` (`None`: detect it).
 fn request(patch: String, format: Option<String>, tolerant: bool, diff: bool) -> Request<'static> {
     let request = Request::new(lossless::from_text(patch))
+        .caller(Caller::Python)
         .tolerant(tolerant)
         .diff(diff);
     match format {

@@ -98,3 +98,20 @@ def test_applies_run_in_parallel_threads(tmp_path):
         t.join()
     assert all(r["ok"] for r in results)
     assert all((r / "f.txt").read_text() == "a\nB\n" for r in roots)
+
+
+def test_hints_name_keyword_arguments_not_command_line_options(root):
+    # A unified diff called codex: the hint names the keyword argument.
+    result = gp.lint(PATCH, root, format="codex")
+    assert result["ok"] is False
+    hint = result["error"]["hint"]
+    assert 'format="udiff"' in hint, hint
+    assert "--" not in hint, hint
+    # ap without its header: strict mode says how to be tolerant.
+    ap = "9f3c2a1e FILE\nf.txt\n9f3c2a1e REPLACE\n9f3c2a1e snippet\nb\n9f3c2a1e content\nB\n"
+    strict = gp.apply(ap, root, format="ap")
+    assert strict["ok"] is False
+    assert "tolerant=True" in strict["error"]["hint"], strict["error"]
+    assert (root / "f.txt").read_text() == "a\nb\n"
+    assert gp.apply(ap, root, format="ap", tolerant=True)["ok"] is True
+    assert (root / "f.txt").read_text() == "a\nB\n"

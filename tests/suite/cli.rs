@@ -500,9 +500,12 @@ fn usage_errors_under_json_are_result_objects() {
         assert_eq!(v["error"]["code"], "usage_error", "{args:?}: {v}");
         assert!(!v["error"]["message"].as_str().unwrap().is_empty());
         assert_eq!(v["dry_run"], args[0] == "lint", "{args:?}");
+        // One answer, on stdout: an agent that reads both streams does not
+        // get the message twice.
         assert!(
-            !out.stderr.is_empty(),
-            "{args:?}: the message on stderr too"
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
         );
     }
     assert_eq!(content(&tmp), "a\nb\n");
@@ -607,4 +610,38 @@ fn review_diff_is_what_git_applies() {
     let no_root = run_with_stdin(cmd, codex);
     assert_eq!(no_root.status.code(), Some(2));
     assert_eq!(json(&no_root)["error"]["code"], "usage_error");
+}
+
+/// The small habits: `--fsync` is an option of `apply` only (`lint` never
+/// writes); a format name is asked for by the names there are (`auto` is
+/// none of them where a command prints a format's text); an empty patch
+/// on standard input is one error, not a warning about blank lines too.
+#[test]
+fn options_and_names_say_only_what_is_there() {
+    let tmp = tree();
+    let root = tmp.path().to_str().unwrap();
+    assert_eq!(status(&["lint", "--fsync", "--root", root, "-"]), Some(2));
+    for args in [
+        &["tool", "nope", "--provider", "openai"][..],
+        &["prompt", "nope"][..],
+        &["grammar", "nope"][..],
+    ] {
+        let out = gp(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("expected udiff, codex, repopatch, ap") && !err.contains("auto"),
+            "{args:?}: {err}"
+        );
+    }
+    let out = run_with_stdin(gp(&["apply", "--json", "--root", root, "-"]), "");
+    let v = json(&out);
+    let codes: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.contains(&"blank_lines_stripped"), "{v}");
+    assert_eq!(content(&tmp), "a\nb\n");
 }

@@ -2,9 +2,11 @@
 //! a child process, as an agent runtime would connect. The tools apply and
 //! lint against the root; a refused patch is a tool error carrying the
 //! JSON error, and the tree is untouched; grammars and prompts are
-//! resources.
+//! resources, and the prompts MCP prompts too.
 
-use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
+use rmcp::model::{
+    CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams, ResourceContents,
+};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::ServiceExt;
 use serde_json::{json, Map, Value};
@@ -21,22 +23,32 @@ fn args(value: Value) -> Map<String, Value> {
     }
 }
 
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// An rmcp client of `grammar-patch mcp --root ROOT`, run as a child.
+async fn connect(root: &std::path::Path) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    let command =
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_grammar-patch")).configure(|c| {
+            c.arg("mcp").arg("--root").arg(root);
+        });
+    ().serve(TokioChildProcess::new(command).unwrap())
+        .await
+        .unwrap()
+}
+
 #[test]
 fn an_mcp_client_applies_lints_and_reads_resources() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("f.txt");
     std::fs::write(&file, "a\nb\n").unwrap();
     let root = tmp.path().to_path_buf();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async move {
-        let command =
-            tokio::process::Command::new(env!("CARGO_BIN_EXE_grammar-patch")).configure(|c| {
-                c.arg("mcp").arg("--root").arg(&root);
-            });
-        let client = ().serve(TokioChildProcess::new(command).unwrap()).await.unwrap();
+    runtime().block_on(async move {
+        let client = connect(&root).await;
 
         let tools = client.list_all_tools().await.unwrap();
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -229,6 +241,120 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
             ))
             .await;
         assert!(bad.is_err(), "a malformed ID is no resource");
+        client.cancel().await.unwrap();
+    });
+}
+
+/// The server speaks MCP's own words: `instructions` in the initialize
+/// result, each format's instructions as an MCP prompt, the `tolerant` and
+/// `diff` arguments the command line has as options, and hints that name
+/// a tool call's arguments (`"format": "udiff"`), never a command-line
+/// option (`--format udiff`).
+#[test]
+fn mcp_serves_prompts_instructions_and_hints_in_its_own_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("f.txt"), "a\nb\n").unwrap();
+    std::fs::write(tmp.path().join("a.txt"), "a\n").unwrap();
+    let root = tmp.path().to_path_buf();
+    runtime().block_on(async move {
+        let client = connect(&root).await;
+        let info = client.peer_info().unwrap();
+        let instructions = info.instructions.as_deref().expect("instructions");
+        assert!(instructions.contains("apply_patch") && instructions.contains("lint_patch"));
+
+        // Each format's prompt, as the command line's `prompt` prints it.
+        let prompts = client.list_all_prompts().await.unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        let formats: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names, formats);
+        for format in Format::ALL {
+            let got = client
+                .get_prompt(GetPromptRequestParams::new(format.name()))
+                .await
+                .unwrap();
+            let text = &got.messages[0].content.as_text().expect("text").text;
+            assert_eq!(text, &agent::prompt(*format), "{format}");
+        }
+        assert!(client
+            .get_prompt(GetPromptRequestParams::new("nope"))
+            .await
+            .is_err());
+
+        let call =
+            |name: &'static str, a: Value| CallToolRequestParams::new(name).with_arguments(args(a));
+        let result = |r: &rmcp::model::CallToolResult| -> Value {
+            let t = r.content[0].as_text().expect("text content").text.clone();
+            let v: Value = serde_json::from_str(&t).unwrap();
+            super::support::assert_valid_result(&v);
+            v
+        };
+
+        // A udiff patch called codex: the hint names the argument.
+        let wrong = client
+            .call_tool(call(
+                "lint_patch",
+                json!({"patch": PATCH, "format": "codex"}),
+            ))
+            .await
+            .unwrap();
+        let v = result(&wrong);
+        let hint = v["error"]["hint"].as_str().unwrap();
+        assert!(hint.contains("`\"format\": \"udiff\"`"), "{hint}");
+        assert!(!hint.contains("--"), "{hint}");
+
+        // ap's tolerant mode: refused without it, with a hint naming the
+        // argument; applied with it, with a warning.
+        // No `<ID> AP 3.2` header.
+        let ap = "9f3c2a1e FILE\na.txt\n9f3c2a1e REPLACE\n9f3c2a1e snippet\na\n\
+                  9f3c2a1e content\nA\n";
+        let strict = client
+            .call_tool(call("apply_patch", json!({"patch": ap, "format": "ap"})))
+            .await
+            .unwrap();
+        let v = result(&strict);
+        assert_eq!(strict.is_error, Some(true), "{v}");
+        let hint = v["error"]["hint"].as_str().unwrap();
+        assert!(
+            hint.contains("`\"tolerant\": true`") && !hint.contains("--"),
+            "{hint}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(),
+            "a\n"
+        );
+        let tolerant = client
+            .call_tool(call(
+                "apply_patch",
+                json!({"patch": ap, "format": "ap", "tolerant": true}),
+            ))
+            .await
+            .unwrap();
+        let v = result(&tolerant);
+        assert_eq!(tolerant.is_error, Some(false), "{v}");
+        let codes: Vec<&Value> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| &d["code"])
+            .collect();
+        assert!(codes.contains(&&json!("tolerated_format_slip")), "{v}");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(),
+            "A\n"
+        );
+
+        // The review diff, per file.
+        let diffed = client
+            .call_tool(call("apply_patch", json!({"patch": PATCH, "diff": true})))
+            .await
+            .unwrap();
+        let v = result(&diffed);
+        let diff = v["files"][0]["diff"].as_str().expect("a diff");
+        assert!(diff.contains("-b\n+B\n"), "{diff}");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
+            "a\nB\n"
+        );
         client.cancel().await.unwrap();
     });
 }

@@ -45,8 +45,8 @@ pub fn open_root_until(
 ) -> Result<(DiskTree, Vec<Diagnostic>), Box<Diagnostic>> {
     let mut tree = DiskTree::new(root).map_err(|e| {
         Box::new(
-            Diagnostic::new(Code::IoError, format!("--root {}: {e}", root.display()))
-                .hint("pass an existing directory as --root"),
+            Diagnostic::new(Code::IoError, format!("the root {}: {e}", root.display()))
+                .hint("give an existing directory as the root"),
         )
     })?;
     let lock = if write { Lock::Exclusive } else { Lock::Shared };
