@@ -23,19 +23,35 @@ pub fn render_plain(diags: &[Diagnostic], patch_name: &str, patch_text: &str) ->
         .collect()
 }
 
-/// Writes `diags` to stderr, in colour only on a terminal without `NO_COLOR`.
-pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str) {
+/// When diagnostics on stderr are in colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Color {
+    /// On a terminal, unless `NO_COLOR` is set (and not empty).
+    #[default]
+    Auto,
+    /// Always (`NO_COLOR` too is overridden), as for a pager that shows it.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Writes `diags` to stderr, in colour as `color` says.
+pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str, color: Color) {
     use std::io::IsTerminal;
     // Nothing to show: no copy of the patch, no index of its lines.
     if diags.is_empty() {
         return;
     }
-    let color = std::io::stderr().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let choice = if color {
-        termcolor::ColorChoice::Auto
-    } else {
-        termcolor::ColorChoice::Never
+    let choice = match color {
+        Color::Always => termcolor::ColorChoice::AlwaysAnsi,
+        Color::Never => termcolor::ColorChoice::Never,
+        Color::Auto
+            if std::io::stderr().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) =>
+        {
+            termcolor::ColorChoice::Auto
+        }
+        Color::Auto => termcolor::ColorChoice::Never,
     };
     // One buffer, one write: codespan writes a label a character at a time.
     let writer = termcolor::BufferWriter::stderr(choice);

@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 use grammar_patch::error::Code;
 use grammar_patch::Format;
@@ -20,6 +20,27 @@ use grammar_patch::{diagnostics, report, FileAction, Mode, Outcome, Request};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When diagnostics on stderr are in colour: auto (on a terminal,
+    /// unless NO_COLOR is set), always, or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto, value_name = "WHEN")]
+    color: ColorArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<ColorArg> for diagnostics::Color {
+    fn from(c: ColorArg) -> Self {
+        match c {
+            ColorArg::Auto => diagnostics::Color::Auto,
+            ColorArg::Always => diagnostics::Color::Always,
+            ColorArg::Never => diagnostics::Color::Never,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -84,6 +105,10 @@ enum Command {
     },
     /// List the formats.
     Formats,
+    /// Print a shell's completion script (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff): `grammar-patch man > grammar-patch.1`.
+    Man,
     /// Print the format of a patch, or fail.
     Detect {
         /// The patch file; absent or `-` reads standard input.
@@ -202,13 +227,14 @@ fn run_cli() -> i32 {
         Ok(cli) => cli,
         Err(e) => return arguments_refused(e),
     };
+    let color = diagnostics::Color::from(cli.color);
     match cli.command {
         Command::Apply {
             input,
             dry_run,
             fsync,
-        } => patch_command(input, Mode::Apply { dry_run }, fsync),
-        Command::Lint { input } => patch_command(input, Mode::Lint, false),
+        } => patch_command(input, Mode::Apply { dry_run }, fsync, color),
+        Command::Lint { input } => patch_command(input, Mode::Lint, false, color),
         Command::Grammar { format, syntax, id } => grammar_command(&format, syntax, id.as_deref()),
         Command::Tool {
             format,
@@ -223,7 +249,23 @@ fn run_cli() -> i32 {
             }
             Err(e) => usage_error(e),
         },
-        Command::Recover { root, wait } => recover_command(root, wait),
+        Command::Recover { root, wait } => recover_command(root, wait, color),
+        Command::Completions { shell } => {
+            let mut script = vec![];
+            clap_complete::generate(shell, &mut Cli::command(), "grammar-patch", &mut script);
+            out(&String::from_utf8_lossy(&script));
+            0
+        }
+        Command::Man => {
+            let mut page = vec![];
+            match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+                Ok(()) => {
+                    out(&String::from_utf8_lossy(&page));
+                    0
+                }
+                Err(e) => usage_error(e),
+            }
+        }
         Command::Mcp { root } => {
             let root = root.unwrap_or_else(|| PathBuf::from("."));
             match grammar_patch::mcp::serve(&root) {
@@ -262,7 +304,7 @@ fn run_cli() -> i32 {
 
 /// `recover`: exit 0 whether or not there was anything to recover, 1 when
 /// a journal was not replayed, 2 when recovery could not run.
-fn recover_command(root: Option<PathBuf>, wait: f64) -> i32 {
+fn recover_command(root: Option<PathBuf>, wait: f64, color: diagnostics::Color) -> i32 {
     let root = root.unwrap_or_else(|| PathBuf::from("."));
     let Some(wait) = seconds(wait) else {
         return usage_error("--wait takes a number of seconds");
@@ -273,14 +315,14 @@ fn recover_command(root: Option<PathBuf>, wait: f64) -> i32 {
             0
         }
         Ok(warnings) => {
-            diagnostics::emit_stderr(&warnings, "<recover>", "");
+            diagnostics::emit_stderr(&warnings, "<recover>", "", color);
             // A journal that was not replayed: recovery did not do what it
             // was asked.
             let untrusted = warnings.iter().any(|w| w.code == Code::UntrustedJournal);
             i32::from(untrusted)
         }
         Err(d) => {
-            diagnostics::emit_stderr(&[*d], "<recover>", "");
+            diagnostics::emit_stderr(&[*d], "<recover>", "", color);
             2
         }
     }
@@ -370,7 +412,7 @@ fn grammar_command(name: &str, syntax: Syntax, id: Option<&str>) -> i32 {
     }
 }
 
-fn patch_command(input: Input, mode: Mode, fsync: bool) -> i32 {
+fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Color) -> i32 {
     let (json, dry_run) = (input.json, mode != (Mode::Apply { dry_run: false }));
     let (name, text) = match read_patch(input.patch.as_deref()) {
         Ok(p) => p,
@@ -397,7 +439,7 @@ fn patch_command(input: Input, mode: Mode, fsync: bool) -> i32 {
     let dry_run = request.asked() != (Mode::Apply { dry_run: false });
     match request.run() {
         Ok(outcome) => {
-            print_outcome(&outcome, &name, input.json, input.diff);
+            print_outcome(&outcome, &name, input.json, input.diff, color);
             outcome.exit_code()
         }
         Err(d) => failed_command(d.code, d.message, json, dry_run),
@@ -453,13 +495,13 @@ fn seconds(secs: f64) -> Option<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(secs).ok()
 }
 
-fn print_outcome(outcome: &Outcome, name: &str, json: bool, diff: bool) {
+fn print_outcome(outcome: &Outcome, name: &str, json: bool, diff: bool, color: diagnostics::Color) {
     let mut stdout = std::io::stdout().lock();
     if json {
         let _ = writeln!(stdout, "{}", report::to_json(outcome));
         return;
     }
-    diagnostics::emit_stderr(&outcome.diagnostics, name, &outcome.text);
+    diagnostics::emit_stderr(&outcome.diagnostics, name, &outcome.text, color);
     if !outcome.ok() {
         return;
     }

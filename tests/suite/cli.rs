@@ -645,3 +645,58 @@ fn options_and_names_say_only_what_is_there() {
     assert!(!codes.contains(&"blank_lines_stripped"), "{v}");
     assert_eq!(content(&tmp), "a\nb\n");
 }
+
+/// `--color` decides for itself: `always` writes ANSI colour even into a
+/// pipe (and over `NO_COLOR`), `never` none, and `auto` none into a pipe.
+#[test]
+fn color_is_as_asked() {
+    let tmp = tree();
+    let root = tmp.path().to_str().unwrap();
+    let stale = PATCH.replace("-b", "-x");
+    let stderr = |color: &str| {
+        let mut cmd = gp(&["apply", "--color", color, "--root", root, "-"]);
+        cmd.env("NO_COLOR", "1");
+        let out = run_with_stdin(cmd, &stale);
+        assert_eq!(out.status.code(), Some(1), "{color}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let always = stderr("always");
+    assert!(always.contains("\u{1b}["), "{always}");
+    assert!(always.contains("context_not_found"), "{always}");
+    for plain in ["never", "auto"] {
+        let text = stderr(plain);
+        assert!(!text.contains('\u{1b}'), "{plain}: {text}");
+        assert!(text.contains("context_not_found"), "{plain}: {text}");
+    }
+    assert_eq!(status(&["apply", "--color", "sometimes", "-"]), Some(2));
+    assert_eq!(content(&tmp), "a\nb\n");
+}
+
+/// Shell completions and the man page come from the same argument
+/// definitions as the command line itself: every command is in each.
+#[test]
+fn completions_and_the_man_page_name_every_command() {
+    let commands = [
+        "apply", "lint", "recover", "grammar", "tool", "prompt", "mcp", "detect",
+    ];
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = gp(&["completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8(out.stdout).unwrap();
+        for command in commands {
+            assert!(script.contains(command), "{shell}: no {command}");
+        }
+        assert!(script.contains("dry-run"), "{shell}");
+    }
+    assert_eq!(status(&["completions", "tcsh"]), Some(2));
+    let out = gp(&["man"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH grammar-patch"),
+        "{page}"
+    );
+    for command in commands {
+        assert!(page.contains(command), "man: no {command}");
+    }
+}
