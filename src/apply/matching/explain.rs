@@ -120,29 +120,7 @@ impl Locating<'_, '_> {
                 "write the {} with the file's own indentation, and the added lines as they must appear in the file",
                 self.policy.advice.block
             )),
-            Miss::Present { at, old_at } => {
-                let d = Diagnostic::new(
-                    Code::AmbiguousContext,
-                    format!(
-                        "what this change writes is already in `{rel}` at line {}: the patch may have been applied already",
-                        at.start + 1
-                    ),
-                )
-                .at(edit.span, "its result is there already")
-                .path(rel.as_str())
-                .target(self.target(at, "the new text, already here".into()))
-                .note("applied again, it would change the file a second time; applied only once, it changes nothing");
-                let fix = match (old_at, edit.locator.hint) {
-                    (Some(_), Some(crate::ir::Hint::Near(_))) => "else correct the line numbers",
-                    (Some(_), _) => "else point the header (or anchor) at the text to change",
-                    (None, _) => "to add the lines again, give the change more context that shows where",
-                };
-                let d = match old_at {
-                    Some(old) => d.target(self.target(old, "the old text occurs here too".into())),
-                    None => d,
-                };
-                d.hint(format!("if the patch was applied before, there is nothing to do; {fix}"))
-            }
+            Miss::Present { at, old_at } => self.applied_already(edit, at, old_at),
             Miss::AwayFromItsLine { at, line } => Diagnostic::new(
                 Code::ContextNotFound,
                 format!(
@@ -158,6 +136,33 @@ impl Locating<'_, '_> {
             Miss::Ambiguous { part, found, level } => self.ambiguous(edit, part, &found, level, drift),
             Miss::NotFound { part, from } => self.not_found(edits, i, part, from, drift),
         }
+    }
+
+    /// Edit `edit` whose result is in the file already, at `at` (and its
+    /// old text at `old_at`, when that occurs too).
+    fn applied_already(&self, edit: &Edit, at: Region, old_at: Option<Region>) -> Diagnostic {
+        let rel = self.rel;
+        let d = Diagnostic::new(
+            Code::AmbiguousContext,
+            format!(
+                "what this change writes is already in `{rel}` at line {}: the patch may have been applied already",
+                at.start + 1
+            ),
+        )
+        .at(edit.span, "its result is there already")
+        .path(rel.as_str())
+        .target(self.target(at, "the new text, already here".into()))
+        .note("applied again, it would change the file a second time; applied only once, it changes nothing");
+        let fix = match (old_at, edit.locator.hint) {
+            (Some(_), Some(crate::ir::Hint::Near(_))) => "else correct the line numbers",
+            (Some(_), _) => "else point the header (or anchor) at the text to change",
+            (None, _) => "to add the lines again, give the change more context that shows where",
+        };
+        let d = match old_at {
+            Some(old) => d.target(self.target(old, "the old text occurs here too".into())),
+            None => d,
+        };
+        d.hint(format!("if the patch was applied before, there is nothing to do; {fix}"))
     }
 
     /// The span of a part's lines when they lie outside the edit's own

@@ -220,6 +220,26 @@ impl<'a> Lowering<'a, Repopatch> {
         lines
     }
 
+    /// An operation of kind `rule` whose keyword (at `kw`) no old (or
+    /// anchor) block follows.
+    fn no_old_block(&mut self, rule: Rule, kw: Span) {
+        let what = keyword(rule);
+        let block = if rule == Rule::insert_before || rule == Rule::insert_after {
+            "anchor"
+        } else {
+            "old"
+        };
+        self.error(
+            kw,
+            format!("`{what}` has no {block} block"),
+            &format!("no `- ` lines follow `{what}`"),
+            &format!(
+                "after `{what}`, copy the {block} lines from the file, each as `- ` and the line{}",
+                if rule == Rule::delete { "" } else { ", then `---`" }
+            ),
+        );
+    }
+
     /// Lowers `INSERT BEFORE`, `INSERT AFTER`, `REPLACE` or `DELETE`.
     fn operation(&mut self, op: Pair<'a, Rule>) -> Result<Edit<'a>, Reported> {
         let rule = op.as_rule();
@@ -242,20 +262,7 @@ impl<'a> Lowering<'a, Repopatch> {
                     old = Some(self.block_lines(p, "old", what));
                 }
                 Rule::missing_old_block => {
-                    let block = if rule == Rule::insert_before || rule == Rule::insert_after {
-                        "anchor"
-                    } else {
-                        "old"
-                    };
-                    self.error(
-                        kw_span.unwrap_or_default(),
-                        format!("`{what}` has no {block} block"),
-                        &format!("no `- ` lines follow `{what}`"),
-                        &format!(
-                            "after `{what}`, copy the {block} lines from the file, each as `- ` and the line{}",
-                            if rule == Rule::delete { "" } else { ", then `---`" }
-                        ),
-                    );
+                    self.no_old_block(rule, kw_span.unwrap_or_default());
                     no_old_block = true;
                 }
                 Rule::missing_separator if !no_old_block => {

@@ -96,33 +96,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
                 );
                 return Err(Reported);
             };
-            // The file's lines are matched without their `\r\n`.
-            let ended = old_lines.len().saturating_sub(usize::from(!old_eol));
-            let old_lines: Vec<_> = old_lines
-                .into_iter()
-                .enumerate()
-                .map(|(i, l)| match l.text.strip_suffix('\r') {
-                    Some(text) if i < ended => Line::of(text),
-                    _ => l,
-                })
-                .collect();
-            let new_lines: Vec<_> = match h.deleted_file {
-                true => vec![],
-                false => new_lines.into_iter().map(NewLine::Add).collect(),
-            };
-            let whole = Edit {
-                old: self.keep(&old_lines),
-                new: self.keep(&new_lines),
-                old_no_eol: !old_eol,
-                new_no_eol: !new_eol && !h.deleted_file,
-                own_eol: true,
-                place: Place::Replace,
-                locator: Locator {
-                    hint: Some(Hint::Whole),
-                    ..Locator::plain(Uniqueness::UniqueInFile, Levels::of(&[Level::Exact]))
-                },
-                span: at,
-            };
+            let whole = self.whole_file(old_lines, old_eol, new_lines, new_eol, h.deleted_file, at);
             if h.deleted_file {
                 Action::Delete {
                     expect: Some(vec![whole]),
@@ -139,6 +113,46 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             action,
             span,
         ))
+    }
+
+    /// The one edit of a binary change: the whole file, whose old bytes
+    /// must be `old_lines`, becomes `new_lines` (nothing, when `deleted`).
+    fn whole_file(
+        &mut self,
+        old_lines: Vec<Line<'a>>,
+        old_eol: bool,
+        new_lines: Vec<Line<'a>>,
+        new_eol: bool,
+        deleted: bool,
+        at: Span,
+    ) -> Edit<'a> {
+        // The file's lines are matched without their `\r\n`.
+        let ended = old_lines.len().saturating_sub(usize::from(!old_eol));
+        let old_lines: Vec<_> = old_lines
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| match l.text.strip_suffix('\r') {
+                Some(text) if i < ended => Line::of(text),
+                _ => l,
+            })
+            .collect();
+        let new_lines: Vec<_> = match deleted {
+            true => vec![],
+            false => new_lines.into_iter().map(NewLine::Add).collect(),
+        };
+        Edit {
+            old: self.keep(&old_lines),
+            new: self.keep(&new_lines),
+            old_no_eol: !old_eol,
+            new_no_eol: !new_eol && !deleted,
+            own_eol: true,
+            place: Place::Replace,
+            locator: Locator {
+                hint: Some(Hint::Whole),
+                ..Locator::plain(Uniqueness::UniqueInFile, Levels::of(&[Level::Exact]))
+            },
+            span: at,
+        }
     }
 }
 
