@@ -593,6 +593,19 @@ def score(code, files, path, before, intended):
     return "wrong"
 
 
+def record(out, args, case, fmt, path, line, verdict, code, patch, stdout):
+    """One scored run: shown when it is wrong and --show-wrong asks, written
+    to --json as a line; 1 when it is a wrong edit, else 0. `case` is
+    ("slip", name) or ("corruption", name)."""
+    kind, name = case
+    if verdict == "wrong" and args.show_wrong:
+        print(f"--- wrong: {name} / {fmt} / {path}:{line}\n{patch}\n{stdout}\n", file=sys.stderr)
+    if out:
+        out.write(json.dumps({kind: name, "format": fmt, "file": path, "line": line,
+                              "verdict": verdict, "exit": code}) + "\n")
+    return int(verdict == "wrong")
+
+
 def main():
     ap_ = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap_.add_argument("--bin", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "grammar-patch"))
@@ -635,13 +648,7 @@ def main():
                             if args.show_wrong:
                                 print(f"--- applied twice changed the tree: {name} / {fmt} / {path}:{start + 1}\n{patch}\n{again}\n", file=sys.stderr)
                     table[name][fmt][verdict] += 1
-                    if verdict == "wrong":
-                        wrong += 1
-                        if args.show_wrong:
-                            print(f"--- wrong: {name} / {fmt} / {path}:{start + 1}\n{patch}\n{stdout}\n", file=sys.stderr)
-                    if out:
-                        out.write(json.dumps({"slip": name, "format": fmt, "file": path, "line": start + 1,
-                                              "verdict": verdict, "exit": code}) + "\n")
+                    wrong += record(out, args, ("slip", name), fmt, path, start + 1, verdict, code, patch, stdout)
                 for name, spoil_old, spoil_new, both in independent_corruptions():
                     made = corrupted(fmt, path, lines, e, spoil_old, spoil_new, both)
                     if made is None:
@@ -650,13 +657,8 @@ def main():
                     code, tree, stdout = run(args.bin, fmt, before, patch, path)
                     verdict = score(code, tree, path, before, wants)
                     spoiled[name][fmt][verdict] += 1
-                    if verdict == "wrong":
-                        wrong += 1
-                        if args.show_wrong:
-                            print(f"--- wrong: {name} / {fmt} / {path}:{start + 1}\n{patch}\n{stdout}\n", file=sys.stderr)
-                    if out:
-                        out.write(json.dumps({"corruption": name, "format": fmt, "file": path, "line": start + 1,
-                                              "verdict": verdict, "exit": code}) + "\n")
+                    wrong += record(out, args, ("corruption", name), fmt, path, start + 1, verdict, code, patch,
+                                    stdout)
     print(f"{len(cases) * 2} edits in {len(cases)} files of the Python {sys.version.split()[0]} standard library; "
           "each cell: correct / refused / wrong")
     print()
