@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{Hash, Hasher};
 use std::io;
 
+use super::writing::fs::{refusal, refused, Refusal};
 use crate::paths::RelPath;
 
 /// What is at a path. The last component is not followed if it is a link.
@@ -178,7 +179,7 @@ pub fn first_link<T: FileTree + ?Sized>(
                 return Ok(Some((dir, target)));
             }
             Ok(_) => return Ok(None),
-            Err(e) if super::writing::fs::refusal(&e) == Some(super::writing::fs::Refusal::Escapes) => continue,
+            Err(e) if refusal(&e) == Some(Refusal::Escapes) => continue,
             Err(e) => return Err(e),
         }
     }
@@ -329,10 +330,10 @@ impl FileTree for MemTree {
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
         match self.files.get(path.as_str()) {
             Some((_, mode)) if is_link(*mode) => {
-                Err(super::writing::fs::refused(super::writing::fs::Refusal::Special))
+                Err(refused(Refusal::Special))
             }
             Some((b, _)) if b.len() as u64 >= limit => {
-                Err(super::writing::fs::refused(super::writing::fs::Refusal::TooLarge))
+                Err(refused(Refusal::TooLarge))
             }
             Some((b, _)) => Ok(b.clone()),
             None => Err(not_found(path)),

@@ -447,7 +447,7 @@ impl Indent {
             as_written: false,
         };
         if let Some(kind) = kinds {
-            indent.convert = kind(indent.tab_width(kind));
+            indent.convert_by(kind);
         }
         indent.by_rule = indent.fits();
         Some(indent)
@@ -460,10 +460,10 @@ impl Indent {
             .all(|(p, f)| self.by_rule(p).as_deref() == Some(f.as_str()))
     }
 
-    /// Columns per tab for a conversion of `kind`: a common width that
-    /// gives every old line its file indentation, one that keeps the
-    /// columns (no shift) first.
-    fn tab_width(&mut self, kind: fn(usize) -> Convert) -> usize {
+    /// Converts by `kind`, at the columns per tab that give every old line
+    /// its file indentation: one that keeps the columns (no shift) first,
+    /// else any; 4 where none does.
+    fn convert_by(&mut self, kind: fn(usize) -> Convert) {
         let same_columns = |indent: &Indent, unit: usize| {
             let columns = |s: &str| {
                 s.bytes()
@@ -478,7 +478,8 @@ impl Indent {
                 self.fits() && (!keep || same_columns(self, unit))
             })
         };
-        pick(true).or_else(|| pick(false)).unwrap_or(4)
+        let unit = pick(true).or_else(|| pick(false)).unwrap_or(4);
+        self.convert = kind(unit);
     }
 }
 
