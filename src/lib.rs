@@ -57,12 +57,14 @@ extern crate alloc;
 // The library's surface: the pipeline below, these modules, and the
 // `pub use` block after them.
 pub mod agent;
+pub mod batch;
 pub mod diagnostics;
 pub mod error;
 pub mod lossless;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod report;
+pub mod summary;
 
 /// Modules the crate's own tests, fuzzers and attacks reach into: public
 /// (and hidden from the docs) only with the `internals` feature, which
@@ -91,6 +93,7 @@ pub use caller::Caller;
 pub use error::{Code, Diagnostic, Severity};
 pub use formats::Format;
 pub use request::{Refused, Request};
+pub use summary::{parse, Parsed};
 
 use std::path::Path;
 
@@ -115,6 +118,10 @@ pub struct FileResult {
     pub action: FileAction,
     /// A move's source.
     pub from: Option<String>,
+    /// Lines added, as `git apply --numstat` counts them.
+    pub added: usize,
+    /// Lines removed.
+    pub removed: usize,
     /// With [`Options::diff`]: this file's section of the review diff, in
     /// git's format (text standing for bytes, see `lossless`).
     pub diff: Option<String>,
@@ -220,6 +227,14 @@ pub struct Options {
     pub tolerant: bool,
     /// Each file's section of the review diff (`review.rs`) in its result.
     pub diff: bool,
+    /// `-p N`: leading components taken off every path, as GNU `patch`
+    /// counts them on the path the patch writes (a unified diff's git
+    /// `a/`, `b/`, which are taken off by themselves, count as the first);
+    /// `None`: each format's own reading.
+    pub strip: Option<usize>,
+    /// `-R`: apply the patch in reverse, undoing it (`formats/reverse.rs`
+    /// says which operations can be).
+    pub reverse: bool,
 }
 
 /// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
@@ -361,10 +376,13 @@ fn file_results(plan: &apply::Plan, options: Options) -> Vec<FileResult> {
         .map(|(_, c)| {
             let path = c.path().to_string();
             let diff = sections.next_if(|(p, _)| *p == path).map(|(_, d)| d);
+            let (added, removed) = c.counts();
             FileResult {
                 path,
                 action: c.action(),
                 from: c.from().map(ToString::to_string),
+                added,
+                removed,
                 diff: diff.or_else(|| options.diff.then(String::new)),
             }
         })

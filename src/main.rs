@@ -135,6 +135,15 @@ struct Input {
     /// a top-level insertion inside a block (each a warning).
     #[arg(long)]
     tolerant: bool,
+    /// Take N leading directories off every path, as `patch -pN` does (a
+    /// unified diff's `a/` and `b/` count as one; without -p they are
+    /// taken off when both sides carry them).
+    #[arg(short = 'p', long = "strip", value_name = "N")]
+    strip: Option<usize>,
+    /// Apply the patch in reverse, undoing it, as `patch -R` does (a
+    /// deletion must state what it deletes).
+    #[arg(short = 'R', long)]
+    reverse: bool,
     /// Seconds to wait for another apply that holds the root.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     wait: f64,
@@ -142,6 +151,14 @@ struct Input {
     /// against the tree (with --json: a `diff` per file). Needs a root.
     #[arg(long)]
     diff: bool,
+    /// Print a diffstat of what was (or would be) written, as `git apply
+    /// --stat` does, instead of the list of files.
+    #[arg(long, conflicts_with_all = ["diff", "numstat"])]
+    stat: bool,
+    /// Print lines added and removed per file, tab-separated, as `git
+    /// apply --numstat` does, instead of the list of files.
+    #[arg(long, conflicts_with = "diff")]
+    numstat: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -427,6 +444,8 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         .format(&input.format)
         .unpacking_tool_call(&name)
         .tolerant(input.tolerant)
+        .strip(input.strip)
+        .reverse(input.reverse)
         .diff(input.diff)
         .wait(wait)
         .fsync(fsync);
@@ -437,9 +456,35 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         request = request.patch_file(file);
     }
     let dry_run = request.asked() != (Mode::Apply { dry_run: false });
+    let counted = input.stat || input.numstat;
     match request.run() {
+        Ok(mut outcome) if counted && input.root.is_none() && mode == Mode::Lint => {
+            // No tree: the counts the patch itself states.
+            if outcome.ok() {
+                let options = grammar_patch::Options {
+                    strip: input.strip,
+                    reverse: input.reverse,
+                    ..Default::default()
+                };
+                let parsed = grammar_patch::parse(outcome.text.as_str(), outcome.format, options);
+                outcome.files = parsed.files.iter().map(stated).collect();
+            }
+            let shown = if input.stat {
+                Shown::Stat
+            } else {
+                Shown::Numstat
+            };
+            print_outcome(&outcome, &name, input.json, shown, color);
+            outcome.exit_code()
+        }
         Ok(outcome) => {
-            print_outcome(&outcome, &name, input.json, input.diff, color);
+            let shown = match (input.stat, input.numstat) {
+                (true, _) => Shown::Stat,
+                (_, true) => Shown::Numstat,
+                _ if input.diff => Shown::Diff,
+                _ => Shown::Files,
+            };
+            print_outcome(&outcome, &name, input.json, shown, color);
             outcome.exit_code()
         }
         Err(d) => failed_command(d.code, d.message, json, dry_run),
@@ -495,7 +540,50 @@ fn seconds(secs: f64) -> Option<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(secs).ok()
 }
 
-fn print_outcome(outcome: &Outcome, name: &str, json: bool, diff: bool, color: diagnostics::Color) {
+/// A file as the patch states it, for a diffstat without a tree: a
+/// deletion that does not state its content counts no lines.
+fn stated(f: &grammar_patch::summary::ParsedFile) -> grammar_patch::FileResult {
+    let (path, from) = match &f.to {
+        Some(to) => (to.clone(), Some(f.path.clone())),
+        None => (f.path.clone(), None),
+    };
+    let action = match f.operation {
+        "add" => FileAction::Added,
+        "delete" | "remove" => FileAction::Deleted,
+        "rename" => FileAction::Renamed,
+        "create_dir" => FileAction::DirCreated,
+        _ => FileAction::Modified,
+    };
+    grammar_patch::FileResult {
+        path,
+        action,
+        from,
+        added: f.added,
+        removed: f.removed.unwrap_or(0),
+        diff: None,
+    }
+}
+
+/// What a successful run prints on stdout without `--json`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    /// A line a file: `M path`, `A path`, `R from -> to`.
+    Files,
+    /// The review diff.
+    Diff,
+    /// `git apply --stat`.
+    Stat,
+    /// `git apply --numstat`.
+    Numstat,
+}
+
+fn print_outcome(
+    outcome: &Outcome,
+    name: &str,
+    json: bool,
+    shown: Shown,
+    color: diagnostics::Color,
+) {
     let mut stdout = std::io::stdout().lock();
     if json {
         let _ = writeln!(stdout, "{}", report::to_json(outcome));
@@ -505,7 +593,18 @@ fn print_outcome(outcome: &Outcome, name: &str, json: bool, diff: bool, color: d
     if !outcome.ok() {
         return;
     }
-    if diff {
+    if matches!(shown, Shown::Stat | Shown::Numstat) {
+        let text = match shown {
+            Shown::Stat => report::diffstat(&outcome.files),
+            _ => report::numstat(&outcome.files),
+        };
+        let _ = stdout.write_all(text.as_bytes());
+        if outcome.mode == (Mode::Apply { dry_run: true }) {
+            eprintln!("dry run: nothing was written");
+        }
+        return;
+    }
+    if shown == Shown::Diff {
         // The review diff alone on stdout, byte for byte, for `git apply`.
         for f in &outcome.files {
             let text = f.diff.as_deref().unwrap_or("");

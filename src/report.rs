@@ -4,13 +4,15 @@
 use serde::Serialize;
 
 use crate::error::{Code, Diagnostic, Severity};
-use crate::{Mode, Outcome};
+use crate::{FileResult, Mode, Outcome};
 
 #[derive(Serialize)]
 struct JsonFile<'a> {
     path: &'a str,
     action: &'a str,
     from: Option<&'a str>,
+    added: usize,
+    removed: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<&'a str>,
 }
@@ -129,6 +131,8 @@ pub fn to_value(outcome: &Outcome) -> serde_json::Value {
                     path: &f.path,
                     action: f.action.word(),
                     from: f.from.as_deref(),
+                    added: f.added,
+                    removed: f.removed,
                     diff: f.diff.as_deref(),
                 })
                 .collect(),
@@ -182,4 +186,53 @@ fn show_bytes(value: &mut serde_json::Value) {
         serde_json::Value::Object(map) => map.values_mut().for_each(show_bytes),
         _ => {}
     }
+}
+
+/// How a file's path reads in a diffstat: `from => to` for a move.
+fn stat_name(f: &FileResult) -> String {
+    match &f.from {
+        Some(from) => format!("{from} => {}", f.path),
+        None => f.path.clone(),
+    }
+}
+
+/// `git apply --numstat`: lines added, lines removed and the path, tab-
+/// separated, a line a file.
+pub fn numstat(files: &[FileResult]) -> String {
+    files
+        .iter()
+        .map(|f| format!("{}\t{}\t{}\n", f.added, f.removed, stat_name(f)))
+        .collect()
+}
+
+/// `git apply --stat`: a line a file with its count of changed lines and
+/// a bar of `+` and `-` (scaled to 50 columns at most), then the totals.
+pub fn diffstat(files: &[FileResult]) -> String {
+    let names: Vec<String> = files.iter().map(stat_name).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let widest = files.iter().map(|f| f.added + f.removed).max().unwrap_or(0);
+    let digits = widest.to_string().len();
+    let scale = |n: usize| match widest {
+        0..=50 => n,
+        _ => (n * 50).div_ceil(widest),
+    };
+    let mut out = String::new();
+    for (f, name) in files.iter().zip(&names) {
+        let bar = "+".repeat(scale(f.added)) + &"-".repeat(scale(f.removed));
+        let pad = width - name.chars().count();
+        let total = f.added + f.removed;
+        out += &format!(" {name}{:pad$} | {total:>digits$} {bar}\n", "");
+    }
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let (added, removed) = files
+        .iter()
+        .fold((0, 0), |(a, r), f| (a + f.added, r + f.removed));
+    out += &format!(
+        " {}, {}, {}\n",
+        plural(files.len(), "file changed", "files changed"),
+        plural(added, "insertion(+)", "insertions(+)"),
+        plural(removed, "deletion(-)", "deletions(-)")
+    );
+    out
 }

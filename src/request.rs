@@ -165,6 +165,18 @@ impl<'a> Request<'a> {
         self
     }
 
+    /// `-p N`: leading components taken off every path ([`Options::strip`]).
+    pub fn strip(mut self, n: Option<usize>) -> Self {
+        self.options.strip = n;
+        self
+    }
+
+    /// `-R`: apply the patch in reverse ([`Options::reverse`]).
+    pub fn reverse(mut self, on: bool) -> Self {
+        self.options.reverse = on;
+        self
+    }
+
     /// Each file's review diff in the result ([`Options::diff`]); needs a root.
     pub fn diff(mut self, on: bool) -> Self {
         self.options.diff = on;
@@ -208,19 +220,29 @@ impl<'a> Request<'a> {
     /// refused is an `Ok` outcome whose [`Outcome::ok`] is false.
     pub fn run(self) -> Result<Outcome, Refused> {
         let caller = self.caller;
-        match self.run_as_asked() {
-            Ok(mut outcome) => {
-                outcome
-                    .diagnostics
-                    .iter_mut()
-                    .for_each(|d| caller.reword(d));
-                Ok(outcome)
-            }
-            Err(mut d) => {
-                caller.reword(&mut d);
-                Err(d)
-            }
-        }
+        reworded(caller, self.run_as_asked())
+    }
+
+    /// Runs the request against `tree` instead of a root: an apply (or a
+    /// lint) in memory, with a [`crate::MemTree`]. No lock, no journal on
+    /// disk: the tree is the caller's, changed only when every file
+    /// applies. Errors as [`Request::run`].
+    pub fn run_in(self, tree: &mut dyn FileTree) -> Result<Outcome, Refused> {
+        let caller = self.caller;
+        let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
+        let result = match (self.refused, &self.root) {
+            (Some(why), _) => Err(usage(why)),
+            (None, Some(_)) => Err(usage("a request run in a given tree takes no root".into())),
+            (None, None) => Format::from_arg(self.format.as_deref().unwrap_or("auto"))
+                .map_err(usage)
+                .map(|format| {
+                    let unwrapped = unwrap::unwrap(self.patch);
+                    let format = format.or_else(|| formats::detect(unwrapped.body()));
+                    let (mode, options, go_on) = (self.mode, self.options, self.go_on);
+                    crate::run_unwrapped(unwrapped, format, mode, Some(tree), None, options, go_on)
+                }),
+        };
+        reworded(caller, result)
     }
 
     /// [`Request::run`], in the command line's words.
@@ -283,6 +305,23 @@ impl<'a> Request<'a> {
         .unwrap_or_else(|d| Outcome::failed(format, mode, *d));
         outcome.add_warnings(recovered);
         Ok(outcome)
+    }
+}
+
+/// A run's outcome or refusal, its hints in `caller`'s words.
+fn reworded(caller: Caller, result: Result<Outcome, Refused>) -> Result<Outcome, Refused> {
+    match result {
+        Ok(mut outcome) => {
+            outcome
+                .diagnostics
+                .iter_mut()
+                .for_each(|d| caller.reword(d));
+            Ok(outcome)
+        }
+        Err(mut d) => {
+            caller.reword(&mut d);
+            Err(d)
+        }
     }
 }
 

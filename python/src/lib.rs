@@ -4,11 +4,12 @@
 //! (`pysrc/grammar_patch/__init__.py`) decodes the JSON into typed dicts.
 //! Applying runs with the GIL released.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use grammar_patch::agent::{self, Provider};
 use grammar_patch::Format;
-use grammar_patch::{lossless, Caller, Request};
+use grammar_patch::{lossless, Caller, MemTree, Request};
 use pyo3::create_exception;
 use pyo3::prelude::*;
 
@@ -86,6 +87,100 @@ fn lint(
     run(py, request(patch, format, tolerant, diff).lint(), root)
 }
 
+/// Files given in memory: (path, bytes) pairs.
+type Files = Vec<(String, Vec<u8>)>;
+/// A result's JSON and the tree after it (every file, as bytes).
+type InMemory = (String, Vec<(String, Cow<'static, [u8]>)>);
+
+fn tree_of(files: Files) -> PyResult<MemTree> {
+    let mut tree = MemTree::default();
+    for (path, bytes) in files {
+        tree.insert(&path, bytes).map_err(usage)?;
+    }
+    Ok(tree)
+}
+
+fn in_memory(
+    result: Result<grammar_patch::Outcome, grammar_patch::Refused>,
+    tree: MemTree,
+) -> PyResult<InMemory> {
+    let outcome = result.map_err(|d| usage(d.message))?;
+    let files = tree
+        .files
+        .into_iter()
+        .map(|(path, (bytes, _))| (path, Cow::Owned(bytes)))
+        .collect();
+    Ok((grammar_patch::report::to_json(&outcome), files))
+}
+
+/// Applies `patch` to files held in memory: every file or none. Returns
+/// the JSON result and the files after it.
+#[pyfunction]
+#[pyo3(signature = (files, patch, *, format=None, tolerant=false, diff=false))]
+fn apply_to(
+    py: Python<'_>,
+    files: Files,
+    patch: String,
+    format: Option<String>,
+    tolerant: bool,
+    diff: bool,
+) -> PyResult<InMemory> {
+    let mut tree = tree_of(files)?;
+    let request = request(patch, format, tolerant, diff);
+    let result = py.detach(|| request.run_in(&mut tree));
+    in_memory(result, tree)
+}
+
+/// [`apply_to`] for many independent (files, patch) pairs, on `threads`
+/// threads (0: one per core), the GIL released.
+#[pyfunction]
+#[pyo3(signature = (jobs, *, format=None, tolerant=false, diff=false, threads=0))]
+fn apply_batch(
+    py: Python<'_>,
+    jobs: Vec<(Files, String)>,
+    format: Option<String>,
+    tolerant: bool,
+    diff: bool,
+    threads: usize,
+) -> PyResult<Vec<InMemory>> {
+    let jobs = jobs
+        .into_iter()
+        .map(|(files, patch)| {
+            Ok((
+                request(patch, format.clone(), tolerant, diff),
+                tree_of(files)?,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let done = py.detach(|| grammar_patch::batch::run_all(jobs, threads));
+    done.into_iter()
+        .map(|(r, tree)| in_memory(r, tree))
+        .collect()
+}
+
+/// What `patch` holds, read without a tree: JSON with `files` (each with
+/// its operation, hunks and line counts) and `diagnostics`.
+#[pyfunction]
+#[pyo3(signature = (patch, *, format=None, tolerant=false))]
+fn parse(
+    py: Python<'_>,
+    patch: String,
+    format: Option<String>,
+    tolerant: bool,
+) -> PyResult<String> {
+    let format = match format {
+        Some(name) => Format::from_arg(&name).map_err(usage)?,
+        None => None,
+    };
+    let options = grammar_patch::Options {
+        tolerant,
+        ..Default::default()
+    };
+    let patch = lossless::from_text(patch);
+    let parsed = py.detach(|| grammar_patch::parse(patch, format, options));
+    Ok(grammar_patch::summary::to_value(&parsed).to_string())
+}
+
 fn checked_id(format: Format, id: Option<&str>) -> PyResult<()> {
     match id {
         Some(_) if format != Format::Ap => Err(usage("id applies to the ap format only")),
@@ -161,5 +256,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tool, m)?)?;
     m.add_function(wrap_pyfunction!(prompt, m)?)?;
     m.add_function(wrap_pyfunction!(detect, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_to, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -2,7 +2,9 @@
 
 import json
 import pathlib
+import re
 import threading
+import typing
 
 import pytest
 
@@ -27,7 +29,9 @@ def test_apply_writes_and_reports(root):
     result = gp.apply(PATCH, root)
     assert result["ok"] is True
     assert result["format"] == "udiff"
-    assert result["files"] == [{"path": "f.txt", "action": "modified", "from": None}]
+    assert result["files"] == [
+        {"path": "f.txt", "action": "modified", "from": None, "added": 1, "removed": 1}
+    ]
     assert (root / "f.txt").read_text() == "a\nB\n"
     keys_fit_the_schema(result)
 
@@ -115,3 +119,93 @@ def test_hints_name_keyword_arguments_not_command_line_options(root):
     assert (root / "f.txt").read_text() == "a\nb\n"
     assert gp.apply(ap, root, format="ap", tolerant=True)["ok"] is True
     assert (root / "f.txt").read_text() == "a\nB\n"
+
+
+def test_the_typed_dicts_are_the_schema():
+    # Each TypedDict's required and optional keys are the schema's, so a
+    # result read as typed never raises KeyError and never misses a key.
+    schema = json.loads(SCHEMA.read_text())
+    defs = schema["$defs"]
+    pairs = [(gp.Result, schema), (gp.FileResult, defs["file"]),
+             (gp.Diagnostic, defs["diagnostic"]), (gp.Error, defs["error"])]
+    for typed, part in pairs:
+        assert typed.__required_keys__ == set(part["required"]), typed
+        assert typed.__optional_keys__ == set(part["properties"]) - set(part["required"]), typed
+    assert set(typing.get_args(gp.Code)) == set(defs["code"]["enum"])
+    assert set(typing.get_args(gp.Action)) == set(defs["file"]["properties"]["action"]["enum"])
+
+
+def test_a_real_result_has_every_required_key(root):
+    result = gp.apply(PATCH, root, diff=True)
+    assert set(result) == gp.Result.__required_keys__
+    assert set(result["files"][0]) == gp.FileResult.__required_keys__ | {"diff"}
+    refused = gp.lint(PATCH.replace("-b", "-x"), root)
+    assert set(refused["error"]) >= gp.Error.__required_keys__
+
+
+def test_version_is_the_package_version():
+    pyproject = (pathlib.Path(__file__).parents[1] / "pyproject.toml").read_text()
+    assert gp.__version__ == re.search(r'^version = "(.*)"', pyproject, re.M).group(1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: gp.apply(b"--- a/f\n", "."),
+    lambda: gp.apply(None, "."),
+    lambda: gp.apply(PATCH, 3),
+    lambda: gp.lint(PATCH, format=1),
+    lambda: gp.apply_to({"f.txt": 1}, PATCH),
+    lambda: gp.apply_to([("f.txt", "a")], PATCH),
+    lambda: gp.apply_to({"../f.txt": "a"}, PATCH),
+    lambda: gp.apply_batch([({"f.txt": "a"},)]),
+    lambda: gp.apply_batch([], threads=-1),
+    lambda: gp.parse(PATCH, format="nope"),
+    lambda: gp.detect(3),
+    lambda: gp.grammar(None),
+    lambda: gp.tool("codex", "openai", name=7),
+])
+def test_every_wrong_call_raises_usage_error(call):
+    with pytest.raises(gp.UsageError):
+        call()
+
+
+def test_apply_to_changes_files_in_memory_only(tmp_path):
+    files = {"f.txt": "a\nb\n", "bin/data": b"\xff\x00\n"}
+    result = gp.apply_to(files, PATCH)
+    assert result["ok"] is True, result
+    assert result["tree"] == {"f.txt": "a\nB\n", "bin/data": b"\xff\x00\n"}
+    assert files["f.txt"] == "a\nb\n"
+    refused = gp.apply_to(files, PATCH.replace("-b", "-x"))
+    assert refused["ok"] is False
+    assert refused["error"]["code"] == "context_not_found"
+    assert refused["tree"] == files
+    created = gp.apply_to({}, "--- /dev/null\n+++ b/new/n.txt\n@@ -0,0 +1 @@\n+n\n")
+    assert created["tree"] == {"new/n.txt": "n\n"}
+    assert created["files"][0]["action"] == "added"
+
+
+def test_apply_batch_keeps_order_and_isolates_jobs():
+    good = ({"f.txt": "a\nb\n"}, PATCH)
+    bad = ({"f.txt": "a\nc\n"}, PATCH)
+    jobs = [good, bad] * 20
+    results = gp.apply_batch(jobs, threads=4)
+    assert [r["ok"] for r in results] == [True, False] * 20
+    assert all(r["tree"]["f.txt"] == "a\nB\n" for r in results[::2])
+    assert all(r["tree"]["f.txt"] == "a\nc\n" for r in results[1::2])
+    assert gp.apply_batch([]) == []
+
+
+def test_parse_reads_files_hunks_and_counts():
+    patch = PATCH + "--- a/g.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n"
+    parsed = gp.parse(patch)
+    assert parsed["ok"] is True and parsed["format"] == "udiff"
+    f, g = parsed["files"]
+    assert set(f) == gp.ParsedFile.__required_keys__
+    assert set(f["hunks"][0]) == gp.ParsedHunk.__required_keys__
+    assert set(parsed) == gp.Parsed.__required_keys__
+    assert (f["path"], f["operation"], f["added"], f["removed"]) == ("f.txt", "modify", 1, 1)
+    assert f["hunks"] == [{"patch_line": 3, "removed": 1, "added": 1, "context": 1}]
+    assert (g["operation"], g["removed"]) == ("delete", 2)
+    codex = "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch\n"
+    assert gp.parse(codex)["files"][0]["removed"] is None
+    refused = gp.parse("hello")
+    assert refused["ok"] is False and refused["error"]["code"] == "unknown_format"

@@ -211,6 +211,54 @@ impl<'p> Output<'p> {
         }
     }
 
+    /// Lines added and removed, as a diff of the original and the content
+    /// counts them (`--numstat`): each region the pieces change is its
+    /// removed text against its added text, with the lines the two share
+    /// at its ends not counted. Linear in the changed regions; pieces over
+    /// another text than the file's (a path two blocks changed in turn)
+    /// are counted as one region, the whole file against the content.
+    pub fn counts(&self) -> (usize, usize) {
+        if self.base.is_some() {
+            return region_counts(&self.original, &self.to_text());
+        }
+        let (mut added, mut removed) = (0, 0);
+        let (mut gone, mut new) = (String::new(), String::new());
+        let mut at = 0;
+        let mut flush = |gone: &mut String, new: &mut String| {
+            let (a, r) = region_counts(gone, new);
+            added += a;
+            removed += r;
+            gone.clear();
+            new.clear();
+        };
+        for piece in &self.pieces {
+            match *piece {
+                Piece::Original(s, e) => {
+                    let (s, e) = (s as usize, e as usize);
+                    if s > at {
+                        gone.push_str(&self.original[at..s]);
+                    }
+                    at = at.max(e);
+                    flush(&mut gone, &mut new);
+                }
+                Piece::Text(t) => new.push_str(t),
+            }
+        }
+        if at < self.original.len() {
+            gone.push_str(&self.original[at..]);
+        }
+        flush(&mut gone, &mut new);
+        (added, removed)
+    }
+
+    /// How many lines the content has.
+    pub fn line_count(&self) -> usize {
+        let (newlines, last) = self.texts().fold((0, None), |(n, last), t| {
+            (n + t.bytes().filter(|&b| b == b'\n').count(), t.bytes().last().or(last))
+        });
+        newlines + usize::from(last.is_some_and(|b| b != b'\n'))
+    }
+
     /// Whether the pieces index into the file's own text.
     pub fn base_is_original(&self) -> bool {
         self.base.is_none()
@@ -329,6 +377,26 @@ impl Bytes<'_> {
     }
 }
 
+/// How many lines `text` has (a last line without a line end counts).
+pub fn line_count(text: &str) -> usize {
+    text.split_inclusive('\n').count()
+}
+
+/// Lines added and removed where `gone` became `new`: the lines the two
+/// share at their start and end are kept, the rest counted.
+fn region_counts(gone: &str, new: &str) -> (usize, usize) {
+    let old: Vec<&str> = gone.split_inclusive('\n').collect();
+    let new: Vec<&str> = new.split_inclusive('\n').collect();
+    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let tail = old[head..]
+        .iter()
+        .rev()
+        .zip(new[head..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (new.len() - head - tail, old.len() - head - tail)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,5 +457,25 @@ mod tests {
         assert_eq!(b.pieces.len(), 2);
         assert_eq!(adjacent(&source, &source[0..4], &source[5..8]), None);
         assert_eq!(adjacent(&source, "x", &source[0..1]), None);
+    }
+
+    /// Counts are of the lines each region changes, less the lines its
+    /// two sides share at their ends; a last line without a newline counts.
+    #[test]
+    fn counts_leave_out_lines_shared_at_a_region_s_ends() {
+        assert_eq!(region_counts("a\nb\nc\n", "a\nB\nc\n"), (1, 1));
+        assert_eq!(region_counts("", "x\ny"), (2, 0));
+        assert_eq!(region_counts("x\n", ""), (0, 1));
+        assert_eq!(region_counts("same\n", "same\n"), (0, 0));
+        assert_eq!(line_count("a\nb"), 2);
+        assert_eq!(line_count(""), 0);
+        let original = "one\ntwo\nthree\n".to_string();
+        let mut b = Builder::new(&original);
+        b.push_original(0, 4);
+        b.push_text("TWO\n2\n");
+        b.push_original(8, 14);
+        let out = Output::new(original.clone(), b.finish());
+        assert_eq!(out.counts(), (2, 1));
+        assert_eq!(out.line_count(), 4);
     }
 }

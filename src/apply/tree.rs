@@ -229,6 +229,26 @@ impl MemTree {
         self
     }
 
+    /// Adds a regular file (mode 644) holding `bytes`, and its
+    /// directories: for an apply in memory. Refused: a path that is not
+    /// relative and beneath the tree (absolute, `..`, empty), or one whose
+    /// place a file or directory already takes on the way.
+    pub fn insert(&mut self, path: &str, bytes: Vec<u8>) -> Result<(), String> {
+        let rel = RelPath::new(path)
+            .filter(|r| !r.as_str().is_empty())
+            .ok_or_else(|| format!("{path}: not a relative path beneath the tree"))?;
+        let dirs: Vec<String> = rel.ancestors().iter().map(ToString::to_string).collect();
+        if let Some(file) = dirs.iter().find(|d| self.files.contains_key(d.as_str())) {
+            return Err(format!("{path}: {file} is a file"));
+        }
+        if self.dirs.contains(rel.as_str()) || self.files.contains_key(rel.as_str()) {
+            return Err(format!("{path}: given twice, or also a directory"));
+        }
+        self.dirs.extend(dirs);
+        self.files.insert(rel.to_string(), (bytes, 0o644));
+        Ok(())
+    }
+
     /// The text of the file at `path`, if there is one and it is UTF-8.
     pub fn text(&self, path: &str) -> Option<&str> {
         let (bytes, _) = self.files.get(path)?;

@@ -19,6 +19,8 @@ mod git_binary;
 pub(crate) mod lowering;
 mod repopatch;
 mod udiff;
+mod reverse;
+mod strip;
 
 /// A patch format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,6 +214,15 @@ pub fn parse_to<'t>(
         Format::Repopatch => repopatch::parse(text, store, body),
         Format::Ap => ap::parse(text, store, body, options.tolerant),
     };
+    let result = result.and_then(|(mut patch, warnings)| {
+        if let Some(n) = options.strip {
+            strip::strip(&mut patch, text, format, n)?;
+        }
+        if options.reverse {
+            reverse::reverse(&mut patch, text, store)?;
+        }
+        Ok((patch, warnings))
+    });
     result.map_err(|mut errors| {
         let other = detect(&text[body.start..body.end]).filter(|&f| f != format);
         if let (Some(other), Some(first)) = (other, errors.first_mut()) {

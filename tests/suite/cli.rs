@@ -89,7 +89,7 @@ fn apply_json_success_has_the_contract_shape() {
     );
     assert_eq!(
         v["files"],
-        serde_json::json!([{"path": "f.txt", "action": "modified", "from": null}])
+        serde_json::json!([{"path": "f.txt", "action": "modified", "from": null, "added": 1, "removed": 1}])
     );
     assert_eq!(content(&tmp), "a\nB\n");
 }
@@ -699,4 +699,111 @@ fn completions_and_the_man_page_name_every_command() {
     for command in commands {
         assert!(page.contains(command), "man: no {command}");
     }
+}
+
+/// `--stat` and `--numstat` print what `git apply --stat`/`--numstat`
+/// print for the same patch; with a root they count what is written, and
+/// `apply --stat` still applies. Without a root, the patch's own counts.
+#[test]
+fn stat_and_numstat_print_as_git_apply_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("f.txt"), "a\nb\nc\n").unwrap();
+    std::fs::write(tmp.path().join("gone.txt"), "x\ny\n").unwrap();
+    let patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c\n\
+                 --- a/gone.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n\
+                 --- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+n\n";
+    let numstat = "2\t1\tf.txt\n0\t2\tgone.txt\n1\t0\tnew.txt\n";
+    let root = tmp.path().to_str().unwrap();
+    for args in [
+        vec!["lint", "--numstat", "-"],
+        vec!["lint", "--numstat", "--root", root, "-"],
+    ] {
+        let out = run_with_stdin(gp(&args), patch);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), numstat, "{args:?}");
+    }
+    std::fs::write(tmp.path().join(".p"), patch).unwrap();
+    let git = Command::new("git")
+        .args(["apply", "--numstat", ".p"])
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&git.stdout),
+        numstat,
+        "git apply --numstat"
+    );
+    std::fs::remove_file(tmp.path().join(".p")).unwrap();
+    let out = run_with_stdin(gp(&["apply", "--stat", "--root", root, "-"]), patch);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        " f.txt    | 3 ++-\n gone.txt | 2 --\n new.txt  | 1 +\n \
+         3 files changed, 3 insertions(+), 3 deletions(-)\n"
+    );
+    assert!(
+        !tmp.path().join("gone.txt").exists(),
+        "apply --stat applies"
+    );
+    let out = run_with_stdin(
+        gp(&["lint", "--json", "--root", root, "-"]),
+        "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1 @@\n a\n-B\n",
+    );
+    let v = json(&out);
+    assert_eq!(
+        (
+            v["files"][0]["added"].as_u64(),
+            v["files"][0]["removed"].as_u64()
+        ),
+        (Some(0), Some(1))
+    );
+    assert_eq!(
+        status(&["lint", "--stat", "--diff", "--root", root, "-"]),
+        Some(2)
+    );
+}
+
+/// `-p N` strips as `patch -pN` does; `-R` undoes a patch; a patch made
+/// one directory up says where the file is.
+#[test]
+fn strip_reverse_and_a_level_off() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir(tmp.path().join("sub")).unwrap();
+    std::fs::write(tmp.path().join("sub/f.txt"), "a\nb\n").unwrap();
+    let sub = tmp.path().join("sub");
+    let sub = sub.to_str().unwrap();
+    let patch = "--- a/sub/f.txt\n+++ b/sub/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+    let out = run_with_stdin(gp(&["apply", "--json", "--root", sub, "-"]), patch);
+    let v = json(&out);
+    assert_eq!(v["error"]["code"], "file_not_found");
+    let hint = v["error"]["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("`f.txt` exists") && hint.contains("`sub/`"),
+        "{hint}"
+    );
+    let out = run_with_stdin(gp(&["apply", "-p2", "--root", sub, "-"]), patch);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("sub/f.txt")).unwrap(),
+        "a\nB\n"
+    );
+    let out = run_with_stdin(
+        gp(&["apply", "-R", "--strip", "2", "--root", sub, "-"]),
+        patch,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("sub/f.txt")).unwrap(),
+        "a\nb\n"
+    );
+    // Undone already: reversing again finds the patch's new side missing.
+    let out = run_with_stdin(
+        gp(&["apply", "-R", "-p2", "--json", "--root", sub, "-"]),
+        patch,
+    );
+    assert_eq!(json(&out)["ok"], false);
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("sub/f.txt")).unwrap(),
+        "a\nb\n"
+    );
 }

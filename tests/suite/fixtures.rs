@@ -9,7 +9,7 @@
 //!   expect-error        ... or the code of the first error; the tree must not change
 //!   expect-warnings     warning codes, one per line (absent: none)
 //!   twice               apply the same patch again: it must succeed and change nothing
-//!   args                extra arguments (`--format F`, `--tolerant`)
+//!   args                extra arguments (`--format F`, `--tolerant`, `--strip N`, `--reverse`)
 //!   before-empty-dirs, after-empty-dirs   empty directories git cannot store, one per line
 //!   modes               `path octal-mode` lines: set before, checked after
 //!   links               `path target` lines: symbolic links added to before/
@@ -157,11 +157,14 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
         // Every run also builds the review diff, which `git apply` must
         // turn the before-tree into the after-tree with (`review_diff`).
         diff: true,
+        ..Options::default()
     };
     while let Some(word) = words.next() {
         match word {
             "--format" => forced = words.next().and_then(Format::from_name),
             "--tolerant" => options.tolerant = true,
+            "--strip" => options.strip = words.next().and_then(|n| n.parse().ok()),
+            "--reverse" => options.reverse = true,
             other => panic!("{}: unsupported argument {other}", dir.display()),
         }
     }

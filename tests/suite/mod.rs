@@ -11,6 +11,8 @@ mod fixtures;
 mod fuzz;
 /// The Lark exports: fresh, loadable in llguidance, and agreeing with pest.
 mod grammar;
+/// `-R`, line counts, `parse`, in-memory and batch applies.
+mod habits;
 /// `tools/replay.py` on a history built in the test: real tools' diffs of
 /// every kind, identical to the peers' results or refused.
 mod history;

@@ -68,7 +68,8 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("git is installed")
 }
 
-fn git_apply(before: &Snapshot, patch: &str) -> Option<Snapshot> {
+/// `git apply`, with `-pN` where a strip level is given.
+fn git_apply(before: &Snapshot, patch: &str, strip: Option<usize>) -> Option<Snapshot> {
     let tmp = tempfile::tempdir().unwrap();
     before.write(tmp.path(), &Default::default());
     std::fs::write(
@@ -78,25 +79,36 @@ fn git_apply(before: &Snapshot, patch: &str) -> Option<Snapshot> {
     .unwrap();
     // --unidiff-zero: line numbers place context-free hunks (as we do);
     // without it git pins such hunks to the start or end of the file.
-    let out = git(
-        tmp.path(),
-        &["apply", "--unsafe-paths", "--unidiff-zero", ".patch"],
-    );
+    let p = strip.map(|n| format!("-p{n}"));
+    let mut args = vec!["apply", "--unsafe-paths", "--unidiff-zero"];
+    args.extend(p.as_deref());
+    args.push(".patch");
+    let out = git(tmp.path(), &args);
     std::fs::remove_file(tmp.path().join(".patch")).unwrap();
     out.status.success().then(|| Snapshot::load(tmp.path()))
 }
 
 fn ours(before: &Snapshot, patch: &str) -> Option<Snapshot> {
+    ours_p(before, patch, None)
+}
+
+/// Ours, with a strip level where one is given (`-p N`).
+fn ours_p(before: &Snapshot, patch: &str, strip: Option<usize>) -> Option<Snapshot> {
     let tmp = tempfile::tempdir().unwrap();
     before.write(tmp.path(), &Default::default());
     let mut tree = DiskTree::new(tmp.path()).unwrap();
     let root = tree.root().to_path_buf();
-    let outcome = run(
+    let options = grammar_patch::Options {
+        strip,
+        ..Default::default()
+    };
+    let outcome = grammar_patch::run_with(
         patch,
         Some(Format::Udiff),
         Mode::Apply { dry_run: false },
         Some(&mut tree as &mut dyn FileTree),
         Some(&root),
+        options,
     );
     outcome.ok().then(|| Snapshot::load(tmp.path()))
 }
@@ -115,9 +127,14 @@ fn plain_fixtures_match_git_apply() {
         for (path, target) in links.lines().filter_map(|l| l.split_once(' ')) {
             before.links.insert(path.into(), target.into());
         }
-        let mine = ours(&before, &patch).unwrap_or_else(|| panic!("{name}: we reject it"));
+        // `args` holds at most a strip level, which git apply takes as -pN.
+        let args = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
+        let strip = args
+            .strip_prefix("--strip ")
+            .map(|n| n.trim().parse::<usize>().expect("a strip level"));
+        let mine = ours_p(&before, &patch, strip).unwrap_or_else(|| panic!("{name}: we reject it"));
         let known = KNOWN_DIFFERENCES.iter().any(|(n, _)| *n == name);
-        match git_apply(&before, &patch) {
+        match git_apply(&before, &patch, strip) {
             // A listed difference that went away is listed no longer.
             Some(theirs) if known => {
                 assert_ne!(mine, theirs, "{name}: git apply now agrees; unlist it")
@@ -246,4 +263,38 @@ fn refused_as_possibly_applied(before: &Snapshot, patch: &str) -> bool {
         d.code == grammar_patch::error::Code::AmbiguousContext
             && d.message.contains("applied already")
     }) && Snapshot::load(tmp.path()) == *before
+}
+
+/// `diff -u FILE.orig FILE`, the classic hand-made patch: GNU patch and
+/// git apply both edit FILE, and so do we (with a warning).
+#[test]
+fn backup_names_apply_as_gnu_patch_and_git_apply_apply_them() {
+    let has_patch = Command::new("patch").arg("--version").output().is_ok();
+    for name in [
+        "backup_orig_name_applies_to_the_file",
+        "backup_tilde_name_either_side",
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/udiff")
+            .join(name);
+        let before = Snapshot::load(&dir.join("before"));
+        let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
+        let mine = ours(&before, &patch).unwrap_or_else(|| panic!("{name}: we reject it"));
+        let theirs = git_apply(&before, &patch, Some(0)).expect("git apply takes it");
+        assert_eq!(mine, theirs, "{name}: git apply");
+        if has_patch {
+            let tmp = tempfile::tempdir().unwrap();
+            before.write(tmp.path(), &Default::default());
+            let out = Command::new("patch")
+                .args(["-p0", "--no-backup-if-mismatch", "-s"])
+                .current_dir(tmp.path())
+                .stdin(std::fs::File::open(dir.join("patch")).unwrap())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name}: GNU patch: {out:?}");
+            assert_eq!(mine, Snapshot::load(tmp.path()), "{name}: GNU patch");
+        } else {
+            eprintln!("GNU patch is not installed: {name} is compared with git apply only");
+        }
+    }
 }

@@ -116,6 +116,26 @@ impl Change<'_> {
         }
     }
 
+    /// Lines added and removed (`--numstat`): a symbolic link's target is
+    /// one line, as git counts it; a permission change, a directory made
+    /// or moved and an unchanged file change none.
+    pub fn counts(&self) -> (usize, usize) {
+        use crate::apply::output::line_count;
+        match self {
+            Change::Create { output, .. } => (output.line_count(), 0),
+            Change::Symlink { .. } => (1, 0),
+            Change::Write { output, .. } | Change::Move { output, .. } => output.counts(),
+            Change::Delete { original, .. } => (0, line_count(original)),
+            Change::RemoveTree { files, .. } => {
+                (0, files.iter().map(|(_, text, _)| line_count(text)).sum())
+            }
+            Change::Chmod { .. }
+            | Change::CreateDir { .. }
+            | Change::Unchanged { .. }
+            | Change::MoveTree { .. } => (0, 0),
+        }
+    }
+
     pub fn from(&self) -> Option<&RelPath> {
         match self {
             Change::Move { from, .. } | Change::MoveTree { from, .. } => Some(from),
@@ -282,20 +302,38 @@ impl<'s> OpCx<'_, 's> {
         }
     }
 
+    /// Where a missing file is one directory off: the same path without
+    /// its first directory exists (the patch was made one level up), as a
+    /// hint naming it.
+    fn level_off(&self, rel: &RelPath) -> Option<String> {
+        let (first, rest) = rel.as_str().split_once('/')?;
+        let file = RelPath::new(rest)?;
+        matches!(self.tree.entry(&file), Ok(Entry::File { .. })).then(|| {
+            format!(
+                "`{rest}` exists: the patch's paths carry one directory more than this root \
+                 (`{first}/`); take it off (`patch -p` counts one more) or apply from the \
+                 directory above"
+            )
+        })
+    }
+
     /// Reads a regular file as text (bytes that are not UTF-8 carried along).
     pub fn read_text(&mut self, path: &PathRef, rel: &RelPath, entry: Entry) -> Step<String> {
         match entry {
             Entry::File { .. } => {}
             Entry::Missing => {
+                let hint = self.level_off(rel).unwrap_or_else(|| {
+                    format!(
+                        "check the path (it is relative to the root), or {}",
+                        self.policy.advice.create
+                    )
+                });
                 return self.fail(
                     Diagnostic::new(Code::FileNotFound, format!("`{rel}` does not exist"))
                         .at(path.span, "no such file under the root")
                         .path(rel.as_str())
-                        .hint(format!(
-                            "check the path (it is relative to the root), or {}",
-                            self.policy.advice.create
-                        )),
-                )
+                        .hint(hint),
+                );
             }
             Entry::Symlink if self.link_leaves(rel) => {
                 return self.fail(

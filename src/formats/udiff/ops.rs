@@ -38,6 +38,23 @@ impl<'a> Lowering<'a, Udiff<'a>> {
                 Ok(FileOp::new(at(p, pspan), Action::Delete { expect }, span))
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
+                if let Some((name, nspan)) = h.git.is_none().then(|| backup_pair(&a, aspan, &b, bspan)).flatten() {
+                    let (backup, bkspan) = if name == a { (&b, bspan) } else { (&a, aspan) };
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::ToleratedFormatSlip,
+                            format!("`{backup}` is a backup copy of `{name}`: the patch applies to `{name}`"),
+                        )
+                        .at(bkspan, "a backup's name, as `diff -u FILE.orig FILE` writes it")
+                        .note("GNU patch and git apply read it so")
+                        .hint(format!("write `{name}` on both lines")),
+                    );
+                    let action = Action::Modify {
+                        edits,
+                        move_to: None,
+                    };
+                    return Ok(FileOp::new(at(name, nspan), action, span));
+                }
                 if a != b {
                     self.diags.push(
                         Diagnostic::new(Code::RenamePathMismatch, format!("`---` names `{a}` but `+++` names `{b}`"))
@@ -213,5 +230,25 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             lines: self.keep(&lines),
             final_newline,
         })
+    }
+}
+
+/// The suffixes of a backup copy, as `diff -u FILE.orig FILE` compares it.
+const BACKUP_SUFFIXES: [&str; 4] = [".orig", "~", ".bak", ".old"];
+
+/// Where one path is the other and a backup suffix (`foo.c.orig` and
+/// `foo.c`, in either order): the name without it, which the patch edits.
+fn backup_pair(a: &str, aspan: Span, b: &str, bspan: Span) -> Option<(String, Span)> {
+    let is_backup = |long: &str, short: &str| {
+        BACKUP_SUFFIXES
+            .iter()
+            .any(|s| long.strip_suffix(s) == Some(short))
+    };
+    if is_backup(a, b) {
+        Some((b.to_string(), bspan))
+    } else if is_backup(b, a) {
+        Some((a.to_string(), aspan))
+    } else {
+        None
     }
 }
