@@ -6,12 +6,9 @@
 use lalrpop_lark as lr_lark;
 use pest_lark as lark;
 
-/// Each format's grammar file stem and its start rule.
-const GRAMMARS: &[(&str, &str)] = &[
-    ("udiff", "patch"),
-    ("codex", "patch"),
-    ("repopatch", "patchset"),
-];
+// `PEST_GRAMMARS`: each pest grammar's file stem and start rule, the list
+// the format registry checks itself against.
+include!("src/formats/grammars.rs");
 
 /// Stands for the patch ID in `$OUT_DIR/ap-bound.lark`, ap's export bound to
 /// one ID (`grammar ap --id HEX8`), which the library fills in. So the
@@ -36,7 +33,8 @@ fn main() {
         }
     }
     println!("cargo:rustc-env=GP_AP_ID_SLOT={AP_ID_SLOT}");
-    for (format, start) in GRAMMARS {
+    println!("cargo:rerun-if-changed=src/formats/grammars.rs");
+    for (format, start) in PEST_GRAMMARS {
         let path = format!("grammars/{format}.pest");
         println!("cargo:rerun-if-changed={path}");
         let src = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));

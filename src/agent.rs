@@ -106,6 +106,22 @@ pub fn example(format: Format) -> Example {
             "\n",
             "5e7a91c2 END\n",
         ),
+        Format::Searchreplace => concat!(
+            "greet.py\n",
+            "<<<<<<< SEARCH\n",
+            "def greet(name):\n",
+            "    return \"Hello, \" + name\n",
+            "=======\n",
+            "def greet(name):\n",
+            "    return f\"Hello, {name}!\"\n",
+            ">>>>>>> REPLACE\n",
+            "<<<<<<< SEARCH\n",
+            "    print(greet(\"world\"))\n",
+            "=======\n",
+            "    print(greet(\"world\"))\n",
+            "    print(\"done\")\n",
+            ">>>>>>> REPLACE\n",
+        ),
     };
     Example {
         path: "greet.py",
@@ -167,6 +183,17 @@ modifications of one file apply top to bottom, each searched after the previous 
 - Options after the values: `<ID> include_leading_blank_lines N`, \
 `<ID> include_trailing_blank_lines N`, `<ID> scope_end 1` (the whole block the snippet's line opens).
 - End the patch with `<ID> END`.",
+        Format::Searchreplace => "\
+- For each file: its path alone on a line (relative to the project root), then one or more \
+blocks. A block is `<<<<<<< SEARCH`, the lines to find, `=======`, the lines to put in their \
+place, `>>>>>>> REPLACE`, each marker alone on its line.
+- The SEARCH lines are copied exactly from the file, whole lines, indentation included, and \
+must occur exactly once in it: add lines above or below until they do. Keep blocks short: \
+the lines that change and a few around them.
+- Blocks of one file apply in order, each to the file as the blocks before it left it.
+- To create a file, write its path and a block with an empty SEARCH section and the whole \
+text as the REPLACE section. To delete lines, leave the REPLACE section empty.
+- No line numbers, no `...` for skipped lines, no code fences around the blocks.",
     }
 }
 

@@ -42,7 +42,9 @@ pub fn unwrap(raw: String) -> Unwrapped {
     cut.text_after();
     // Nothing but blank lines is an empty patch (its own error), not a
     // patch with blank lines around it.
-    if cut.stripped_blank && cut.first < cut.last {
+    // Blank lines around SEARCH/REPLACE blocks are the message's own.
+    let blocks = || crate::formats::detect(&cut.text) == Some(Format::Searchreplace);
+    if cut.stripped_blank && cut.first < cut.last && !blocks() {
         cut.warnings.push(Diagnostic::new(
             Code::BlankLinesStripped,
             "blank lines before or after the patch were removed",
@@ -162,7 +164,12 @@ impl Cut {
 
     /// A markdown fence around the patch, and text after its closing line.
     fn fence(&mut self) {
-        if !self.starts_with_fence() {
+        // SEARCH/REPLACE blocks are fenced by their own grammar (a fence
+        // per file, prose between): nothing around them is taken off.
+        let blocks = || {
+            crate::formats::detect(&self.text[self.first..self.last]) == Some(Format::Searchreplace)
+        };
+        if !self.starts_with_fence() || blocks() {
             return;
         }
         let open = Span::line_at(&self.text, self.first);

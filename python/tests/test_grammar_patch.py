@@ -133,6 +133,7 @@ def test_the_typed_dicts_are_the_schema():
         assert typed.__optional_keys__ == set(part["properties"]) - set(part["required"]), typed
     assert set(typing.get_args(gp.Code)) == set(defs["code"]["enum"])
     assert set(typing.get_args(gp.Action)) == set(defs["file"]["properties"]["action"]["enum"])
+    assert set(typing.get_args(gp.FormatName)) | {None} == set(schema["properties"]["format"]["enum"])
 
 
 def test_a_real_result_has_every_required_key(root):

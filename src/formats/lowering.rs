@@ -10,7 +10,7 @@ use pest::RuleType;
 
 use super::{line_span_of, span_of};
 use crate::error::{Code, Diagnostic};
-use crate::ir::{NewLine, Patch, Span};
+use crate::ir::{Line, NewLine, Patch, Span};
 
 pub(crate) struct Lowering<'t, F> {
     /// The whole (unwrapped) patch text.
@@ -128,4 +128,36 @@ pub(crate) fn prefixed_text(line: &str, keep_cr: bool) -> (&str, bool) {
 /// A rule named in an error message: its name, with spaces for `_`.
 pub(crate) fn rule_words<R: std::fmt::Debug>(rule: &R) -> String {
     format!("{rule:?}").replace('_', " ")
+}
+
+/// A `REPLACE`'s new block, keeping the lines it shares with the old block
+/// at either end so that they keep the file's own text after a
+/// whitespace-tolerant match.
+pub(crate) fn keep_shared_ends<'a>(old: &[Line<'a>], new: Vec<Line<'a>>) -> Vec<NewLine<'a>> {
+    let prefix = old
+        .iter()
+        .zip(&new)
+        .take_while(|(o, n)| o.text == n.text)
+        .count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(o, n)| o.text == n.text)
+        .count();
+    let (old_len, new_len) = (old.len(), new.len());
+    new.into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            if i < prefix {
+                NewLine::keep(i)
+            } else if i >= new_len - suffix {
+                NewLine::keep(old_len - (new_len - i))
+            } else {
+                NewLine::Add(line)
+            }
+        })
+        .collect()
 }

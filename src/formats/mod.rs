@@ -16,8 +16,12 @@ pub(crate) use ap::correct_drifted_ids;
 mod ap;
 mod codex;
 mod git_binary;
+#[cfg(test)]
+mod grammars;
 pub(crate) mod lowering;
+mod registry;
 mod repopatch;
+mod searchreplace;
 mod udiff;
 mod reverse;
 mod strip;
@@ -33,21 +37,28 @@ pub enum Format {
     Repopatch,
     /// ap, the AI-friendly Patch format, 3.1 and 3.2.
     Ap,
+    /// SEARCH/REPLACE blocks (Aider's "diff" edit format).
+    Searchreplace,
 }
 
 impl Format {
-    /// Every format, in the order they are listed.
-    pub const ALL: &'static [Format] =
-        &[Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap];
+    /// Every format, in the order they are listed (the registry's order).
+    pub const ALL: &'static [Format] = &[
+        Format::Udiff,
+        Format::Codex,
+        Format::Repopatch,
+        Format::Ap,
+        Format::Searchreplace,
+    ];
+
+    /// The format's row of the registry.
+    fn spec(self) -> &'static registry::Spec {
+        &registry::REGISTRY[self as usize]
+    }
 
     /// The name `--format` takes.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::Udiff => "udiff",
-            Format::Codex => "codex",
-            Format::Repopatch => "repopatch",
-            Format::Ap => "ap",
-        }
+        self.spec().name
     }
 
     /// The format named `name`.
@@ -57,45 +68,30 @@ impl Format {
 
     /// The format in a few words.
     pub fn describe(self) -> &'static str {
-        match self {
-            Format::Udiff => {
-                "unified diff (git headers, renames, /dev/null, advisory line numbers)"
-            }
-            Format::Codex => "the *** Begin Patch format of OpenAI Codex's apply_patch",
-            Format::Repopatch => "RepoPatch Patch Language v1.3 (PATCHSET / PATCH / ENDPATCH)",
-            Format::Ap => "the 'ap' AI-friendly Patch format, 3.1 and 3.2",
-        }
+        self.spec().describe
     }
 
     /// The format's pest grammar, the single source of its syntax; `None`
     /// for ap, whose grammar is LALRPOP's ([`Format::lalrpop_grammar`]).
     pub fn pest_grammar(self) -> Option<&'static str> {
-        match self {
-            Format::Udiff => Some(include_str!("../../grammars/udiff.pest")),
-            Format::Codex => Some(include_str!("../../grammars/codex.pest")),
-            Format::Repopatch => Some(include_str!("../../grammars/repopatch.pest")),
-            // ap's grammar is LALRPOP's: `ap_in_export_language` says it.
-            Format::Ap => None,
+        match self.spec().grammar {
+            registry::Grammar::Pest(src) => Some(src),
+            registry::Grammar::Lalrpop(_) => None,
         }
     }
 
     /// The format's LALRPOP grammar (an LR grammar over a line lexer), the
     /// single source of its syntax: ap's only.
     pub fn lalrpop_grammar(self) -> Option<&'static str> {
-        match self {
-            Format::Ap => Some(include_str!("../../grammars/ap.lalrpop")),
-            _ => None,
+        match self.spec().grammar {
+            registry::Grammar::Lalrpop(src) => Some(src),
+            registry::Grammar::Pest(_) => None,
         }
     }
 
     /// The Lark export of the grammar, generated at build time.
     pub fn lark_grammar(self) -> &'static str {
-        match self {
-            Format::Udiff => include_str!(concat!(env!("OUT_DIR"), "/udiff.lark")),
-            Format::Codex => include_str!(concat!(env!("OUT_DIR"), "/codex.lark")),
-            Format::Repopatch => include_str!(concat!(env!("OUT_DIR"), "/repopatch.lark")),
-            Format::Ap => include_str!(concat!(env!("OUT_DIR"), "/ap.lark")),
-        }
+        self.spec().lark
     }
 }
 
@@ -156,31 +152,13 @@ pub fn detect(text: &str) -> Option<Format> {
             && !l.starts_with("<<")
             && !l.starts_with("apply_patch")
     })?;
-    if line.starts_with("PATCHSET") {
-        Some(Format::Repopatch)
-    } else if line.starts_with("*** Begin Patch") {
-        Some(Format::Codex)
-    } else if is_ap_header(line) {
-        Some(Format::Ap)
-    } else if line.starts_with("diff --git ")
-        || line.starts_with("diff -")
-        || line.starts_with("--- ")
-        || (line.starts_with("Only in ") && line.contains(": "))
-    {
-        Some(Format::Udiff)
-    } else {
-        None
-    }
+    let by_line = registry::REGISTRY
+        .iter()
+        .find(|spec| (spec.starts)(line))
+        .map(|spec| spec.format);
+    by_line.or_else(|| searchreplace::holds_blocks(text).then_some(Format::Searchreplace))
 }
 
-fn is_ap_header(line: &str) -> bool {
-    let mut words = line.split_whitespace();
-    let id = words.next().unwrap_or("");
-    id.len() == 8
-        && id.bytes().all(|b| b.is_ascii_hexdigit())
-        && words.next() == Some("AP")
-        && words.next().is_some_and(|v| v.starts_with("3."))
-}
 
 /// Parses `text[body]` in `format`. Spans in the result are offsets into `text`.
 /// Returns the patch with its warnings, or every error found.
@@ -208,12 +186,7 @@ pub fn parse_to<'t>(
     options: crate::Options,
     contents: bool,
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let result = match format {
-        Format::Udiff => udiff::parse(text, store, body, contents),
-        Format::Codex => codex::parse(text, store, body),
-        Format::Repopatch => repopatch::parse(text, store, body),
-        Format::Ap => ap::parse(text, store, body, options.tolerant),
-    };
+    let result = (format.spec().parse)(text, store, body, options, contents);
     let result = result.and_then(|(mut patch, warnings)| {
         if let Some(n) = options.strip {
             strip::strip(&mut patch, text, format, n)?;
@@ -247,6 +220,7 @@ pub fn rules_used(format: Format, text: &str) -> Option<std::collections::BTreeS
         Format::Udiff => udiff::rules_used(text),
         Format::Codex => codex::rules_used(text),
         Format::Repopatch => repopatch::rules_used(text),
+        Format::Searchreplace => searchreplace::rules_used(text),
         // ap's grammar is LALRPOP's: `ap_in_export_language` says it.
         Format::Ap => None,
     }

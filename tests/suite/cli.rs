@@ -550,6 +550,15 @@ fn the_result_schema_lists_every_code() {
         .map(|c| c.as_str())
         .collect();
     assert_eq!(listed, codes);
+    // And exactly the formats, after `null` (not known yet).
+    let formats: Vec<&str> = schema["properties"]["format"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+    assert_eq!(formats, names);
 }
 
 /// `--diff` prints what was written as a git diff (`git apply` of it on the

@@ -446,6 +446,14 @@ fn ap_fixtures() {
     run_format(Format::Ap);
 }
 
+/// `tests/fixtures/searchreplace/`: ours, and Aider's own edit-block tests
+/// translated to data (`aider_*`, each with its `origin`; a `deviation`
+/// file says where and why the expectation differs from Aider's).
+#[test]
+fn searchreplace_fixtures() {
+    run_format(Format::Searchreplace);
+}
+
 /// Asserts that some fixture of `format` expects each of `codes`.
 fn assert_covered(format: Format, codes: &[Code]) {
     let covered: Vec<String> = cases(format)
@@ -513,6 +521,20 @@ fn repopatch_fixtures_cover_every_repopatch_error_code() {
     assert_covered(Format::Repopatch, &EVERY_FORMAT);
 }
 
+/// Every error code a SEARCH/REPLACE message can raise has a fixture that
+/// raises it (`duplicate_file_patch` cannot arise: blocks of one path
+/// apply in turn, and no block deletes or moves a file).
+#[test]
+fn searchreplace_fixtures_cover_every_searchreplace_error_code() {
+    let codes: Vec<Code> = EVERY_FORMAT
+        .iter()
+        .copied()
+        .filter(|&c| c != Code::DuplicateFilePatch)
+        .chain([Code::MissingFileHeader])
+        .collect();
+    assert_covered(Format::Searchreplace, &codes);
+}
+
 /// Every error code an ap patch can raise has a fixture that raises it.
 #[test]
 fn ap_fixtures_cover_every_ap_error_code() {
@@ -565,6 +587,27 @@ fn spoil_found_lines(
                 }) {
                     Some(text) if text.trim().is_empty() == blank => (&body[..2], Some(text)),
                     _ => ("", None),
+                }
+            }
+            Format::Searchreplace => {
+                let marker = ["<<<<<<<", "=======", ">>>>>>>"]
+                    .iter()
+                    .any(|m| body.starts_with(m));
+                if body.starts_with("<<<<<<<") {
+                    in_locator = true;
+                    found.clear();
+                } else if body.starts_with("=======") {
+                    in_locator = false;
+                }
+                if marker || body.trim().is_empty() != blank {
+                    ("", None)
+                } else if in_locator {
+                    found.push(body);
+                    ("", Some(body))
+                } else if !blank && found.contains(&body) {
+                    ("", Some(body))
+                } else {
+                    ("", None)
                 }
             }
             Format::Ap => {

@@ -130,17 +130,18 @@ fn modify(format: Format, path: &str) -> String {
         Format::Codex => format!("*** Begin Patch\n*** Update File: {path}\n@@\n one\n-two\n+TWO\n three\n*** End Patch\n"),
         Format::Repopatch => format!("PATCHSET\nPATCH {path}\nREPLACE\n- two\n---\n. TWO\nENDPATCH\nENDPATCHSET\n"),
         Format::Ap => format!("0a1b2c3d AP 3.1\n0a1b2c3d FILE\n{path}\n0a1b2c3d REPLACE\n0a1b2c3d snippet\ntwo\n0a1b2c3d content\nTWO\n"),
+        Format::Searchreplace => format!("{path}\n<<<<<<< SEARCH\ntwo\n=======\nTWO\n>>>>>>> REPLACE\n"),
     }
 }
 
-const FORMATS: [Format; 4] = [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap];
+const FORMATS: &[Format] = Format::ALL;
 const TEXT: &str = "one\ntwo\nthree\n";
 
 /// A file hard-linked from outside the root gets a new inode; the outside
 /// name keeps its bytes and inode. So does a second name inside the root.
 #[test]
 fn a_hard_linked_target_is_never_written_in_place() {
-    for format in FORMATS {
+    for &format in FORMATS {
         let base = tempfile::tempdir().unwrap();
         let (root, outside) = (base.path().join("root"), base.path().join("outside"));
         fs::create_dir_all(&root).unwrap();
@@ -302,7 +303,7 @@ fn an_unwritable_target_is_reported_without_a_false_rollback_failure() {
 /// other process's edit kept, nothing of ours written.
 #[test]
 fn a_target_changed_after_it_was_read_is_never_overwritten() {
-    for format in FORMATS {
+    for &format in FORMATS {
         let tmp = tempfile::tempdir().unwrap();
         fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
         fs::write(tmp.path().join("b.txt"), TEXT).unwrap();
@@ -317,6 +318,7 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
                 first.replace("ENDPATCHSET\n", &patch.replacen("PATCHSET\n", "", 1))
             }
             Format::Ap => format!("{first}{}", patch.replace("0a1b2c3d AP 3.1\n", "")),
+            Format::Searchreplace => format!("{first}\n{patch}"),
         };
         let mut tree = DiskTree::new(tmp.path()).unwrap();
         let parsed = grammar_patch::unwrap::unwrap(both.clone());

@@ -45,7 +45,7 @@ Code = Literal[
     "unbalanced_brackets", "tolerated_format_slip", "anchor_ignored", "recovered",
     "untrusted_journal", "interrupted_apply",
 ]
-FormatName = Literal["udiff", "codex", "repopatch", "ap"]
+FormatName = Literal["udiff", "codex", "repopatch", "ap", "searchreplace"]
 Action = Literal["added", "modified", "deleted", "renamed", "dir_created", "unchanged"]
 
 # `from` is a keyword, so this one is spelt the functional way.

@@ -5,6 +5,7 @@
 use pest::iterators::Pair;
 
 use super::misspelt::misspelt_keyword;
+use crate::formats::lowering::keep_shared_ends;
 use super::*;
 
 /// The Repopatch lowering: the shared one, with nothing of its own.
@@ -476,34 +477,3 @@ impl<'a> Lowering<'a, Repopatch> {
     }
 }
 
-/// A `REPLACE`'s new block, keeping the lines it shares with the old block
-/// at either end so that they keep the file's own text after a
-/// whitespace-tolerant match.
-fn keep_shared_ends<'a>(old: &[Line<'a>], new: Vec<Line<'a>>) -> Vec<NewLine<'a>> {
-    let prefix = old
-        .iter()
-        .zip(&new)
-        .take_while(|(o, n)| o.text == n.text)
-        .count();
-    let room = old.len().min(new.len()) - prefix;
-    let suffix = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(room)
-        .take_while(|(o, n)| o.text == n.text)
-        .count();
-    let (old_len, new_len) = (old.len(), new.len());
-    new.into_iter()
-        .enumerate()
-        .map(|(i, line)| {
-            if i < prefix {
-                NewLine::keep(i)
-            } else if i >= new_len - suffix {
-                NewLine::keep(old_len - (new_len - i))
-            } else {
-                NewLine::Add(line)
-            }
-        })
-        .collect()
-}

@@ -24,6 +24,9 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             self.bad_hunk_header(&header, header_span);
             return Err(Reported);
         }
+        if header.as_rule() == Rule::numberless_hunk_header {
+            return Ok(self.numberless_hunk(inner.next(), span, header_span));
+        }
         let ranges: Vec<(usize, Option<usize>)> = header
             .clone()
             .into_inner()
@@ -61,6 +64,39 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         };
         edit.locator.hint = Some(Hint::Near(line_hint(hint)));
         Ok(edit)
+    }
+
+    /// A hunk under `@@ ... @@` or a bare `@@` (Aider's udiff): no line
+    /// hint and no counts; its context and removed lines alone place it,
+    /// and must occur once.
+    fn numberless_hunk(&mut self, body: Option<Pair<'a, Rule>>, span: Span, header_span: Span) -> Edit<'a> {
+        self.diags.push(
+            Diagnostic::new(
+                Code::ToleratedFormatSlip,
+                "a hunk header without line numbers: the hunk is placed by its lines alone",
+            )
+            .at(header_span, "no `-START,COUNT +START,COUNT`")
+            .note("its context and removed lines must occur exactly once in the file")
+            .hint("write `@@ -START,COUNT +START,COUNT @@` (the numbers are hints; the lines decide)"),
+        );
+        let mut edit = Edit::replace(
+            &[],
+            &[],
+            Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
+            span,
+        );
+        let mut lines = std::mem::take(&mut self.own.lines);
+        lines.old.clear();
+        lines.new.clear();
+        let trailing_empty = self.hunk_body(&mut edit, &mut lines, body);
+        // Without counts, empty lines that end the hunk separate it from
+        // what follows (Aider writes one before the next file).
+        let counted = lines.old.len().saturating_sub(trailing_empty.len());
+        self.drop_separator(&mut lines, Some(counted), &trailing_empty);
+        (edit.old, edit.new) = (self.keep(&lines.old), self.keep_new(&mut lines.new));
+        self.own.lines = lines;
+        edit.locator.at_eof = edit.old_no_eol;
+        edit
     }
 
     fn bad_hunk_header(&mut self, header: &Pair<'a, Rule>, header_span: Span) {

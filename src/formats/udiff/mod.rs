@@ -58,6 +58,7 @@ fn rule_name(rule: &Rule) -> String {
         | Rule::delete_hunk
         | Rule::loose_hunk
         | Rule::hunk_header
+        | Rule::numberless_hunk_header
         | Rule::bad_hunk_header => "a hunk header `@@ -OLD,COUNT +NEW,COUNT @@`",
         // A body that failed says nothing: the probe after it names the lines.
         Rule::hunk_body | Rule::add_body | Rule::delete_body | Rule::loose_body => "",
