@@ -63,6 +63,7 @@ pub mod error;
 pub mod lossless;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod openai;
 pub mod report;
 pub mod summary;
 
@@ -173,6 +174,9 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// Metadata lines accepted and ignored (udiff `index`, modes), verbatim.
     pub ignored_metadata: Vec<String>,
+    /// The OpenAI `apply_patch_call` items the patch came as, to answer
+    /// with [`openai::outputs`]; empty for patch text.
+    pub calls: Vec<openai::Call>,
 }
 
 impl Outcome {
@@ -185,6 +189,7 @@ impl Outcome {
             files: vec![],
             diagnostics: vec![error],
             ignored_metadata: vec![],
+            calls: vec![],
         }
     }
 
@@ -282,6 +287,7 @@ pub(crate) fn run_unwrapped(
         files: vec![],
         diagnostics: unwrapped.warnings.clone(),
         ignored_metadata: vec![],
+        calls: vec![],
     };
     if options.tolerant && format == Some(Format::Ap) {
         let body = unwrapped.body;

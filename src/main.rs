@@ -159,6 +159,18 @@ struct Input {
     /// apply --numstat` does, instead of the list of files.
     #[arg(long, conflicts_with = "diff")]
     numstat: bool,
+    /// Print, instead of the result, the items to send back to the
+    /// provider: for OpenAI `apply_patch_call` items, one
+    /// `apply_patch_call_output` per call (`completed` or `failed`, with
+    /// what to fix).
+    #[arg(long, value_enum, value_name = "P", conflicts_with_all = ["json", "diff", "stat", "numstat"])]
+    provider_output: Option<ProviderOutput>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ProviderOutput {
+    /// `apply_patch_call_output` items for OpenAI's `apply_patch` tool.
+    Openai,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -439,6 +451,10 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         let e = "--wait takes a number of seconds".to_string();
         return failed_command(Code::UsageError, e, json, dry_run);
     };
+    if input.provider_output.is_some() && grammar_patch::openai::calls(&text).is_none() {
+        let e = "--provider-output openai answers apply_patch_call items; this patch is not one";
+        return failed_command(Code::UsageError, e.into(), json, dry_run);
+    }
     let mut request = Request::new(text)
         .mode(mode)
         .format(&input.format)
@@ -475,6 +491,14 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
                 Shown::Numstat
             };
             print_outcome(&outcome, &name, input.json, shown, color);
+            outcome.exit_code()
+        }
+        Ok(outcome) if input.provider_output.is_some() => {
+            diagnostics::emit_stderr(&outcome.diagnostics, &name, &outcome.text, color);
+            out(&format!(
+                "{}\n",
+                grammar_patch::openai::outputs(&outcome.calls, &outcome)
+            ));
             outcome.exit_code()
         }
         Ok(outcome) => {

@@ -42,6 +42,8 @@ pub struct Request<'a> {
     caller: Caller,
     /// A problem with the request found while it was built.
     refused: Option<String>,
+    /// The OpenAI `apply_patch_call` items the patch came as.
+    calls: Vec<crate::openai::Call>,
 }
 
 /// Why a request could not be run: `usage_error` (the call itself is
@@ -64,6 +66,7 @@ impl Request<'static> {
             go_on: &|| true,
             caller: Caller::CommandLine,
             refused: None,
+            calls: vec![],
         }
     }
 
@@ -90,6 +93,10 @@ impl<'a> Request<'a> {
     /// the call's `format` must agree with one given, and its `dry_run`
     /// makes an apply a dry run. `source` names the patch in messages.
     pub fn unpacking_tool_call(mut self, source: &str) -> Self {
+        // OpenAI's `apply_patch_call` items are read when the request runs.
+        if crate::openai::calls(&self.patch).is_some() {
+            return self;
+        }
         let Some(call) = payload::tool_call(&self.patch) else {
             return self;
         };
@@ -220,7 +227,33 @@ impl<'a> Request<'a> {
     /// refused is an `Ok` outcome whose [`Outcome::ok`] is false.
     pub fn run(self) -> Result<Outcome, Refused> {
         let caller = self.caller;
-        reworded(caller, self.run_as_asked())
+        let result = self.opened().and_then(|this| {
+            let calls = this.calls.clone();
+            this.run_as_asked().map(|o| Outcome { calls, ..o })
+        });
+        reworded(caller, result)
+    }
+
+    /// The request with OpenAI `apply_patch_call` items, where the patch is
+    /// such JSON, read as the codex patch they make (`openai.rs`).
+    fn opened(mut self) -> Result<Self, Refused> {
+        let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
+        let Some(calls) = crate::openai::calls(&self.patch) else {
+            return Ok(self);
+        };
+        let calls = calls.map_err(|e| usage(format!("apply_patch_call: {e}")))?;
+        match self.format.as_deref() {
+            None | Some("auto" | "codex") => {}
+            Some(other) => {
+                return Err(usage(format!(
+                    "apply_patch_call items hold V4A diffs, read as codex, not `{other}`"
+                )))
+            }
+        }
+        self.patch = crate::openai::to_codex(&calls);
+        self.format = Some("codex".into());
+        self.calls = calls;
+        Ok(self)
     }
 
     /// Runs the request against `tree` instead of a root: an apply (or a
@@ -229,6 +262,16 @@ impl<'a> Request<'a> {
     /// applies. Errors as [`Request::run`].
     pub fn run_in(self, tree: &mut dyn FileTree) -> Result<Outcome, Refused> {
         let caller = self.caller;
+        let this = match self.opened() {
+            Ok(this) => this,
+            Err(d) => return reworded(caller, Err(d)),
+        };
+        let calls = this.calls.clone();
+        let result = this.run_in_opened(tree);
+        reworded(caller, result.map(|o| Outcome { calls, ..o }))
+    }
+
+    fn run_in_opened(self, tree: &mut dyn FileTree) -> Result<Outcome, Refused> {
         let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
         let result = match (self.refused, &self.root) {
             (Some(why), _) => Err(usage(why)),
@@ -242,7 +285,7 @@ impl<'a> Request<'a> {
                     crate::run_unwrapped(unwrapped, format, mode, Some(tree), None, options, go_on)
                 }),
         };
-        reworded(caller, result)
+        result
     }
 
     /// [`Request::run`], in the command line's words.

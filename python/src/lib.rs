@@ -158,6 +158,25 @@ fn apply_batch(
         .collect()
 }
 
+/// OpenAI `apply_patch_call` items (JSON text) applied to the tree under
+/// `root`, all or none: the `apply_patch_call_output` items to send back
+/// (JSON text).
+#[pyfunction]
+#[pyo3(signature = (items, root, *, dry_run=false))]
+fn apply_openai(py: Python<'_>, items: String, root: PathBuf, dry_run: bool) -> PyResult<String> {
+    if grammar_patch::openai::calls(&items).is_none() {
+        return Err(usage("not apply_patch_call items (or bare operations)"));
+    }
+    let request = Request::new(items)
+        .caller(Caller::Python)
+        .dry_run(dry_run)
+        .root(root);
+    let outcome = py
+        .detach(move || request.run())
+        .map_err(|d| usage(d.message))?;
+    Ok(grammar_patch::openai::outputs(&outcome.calls, &outcome).to_string())
+}
+
 /// What `patch` holds, read without a tree: JSON with `files` (each with
 /// its operation, hunks and line counts) and `diagnostics`.
 #[pyfunction]
@@ -259,6 +278,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply_to, m)?)?;
     m.add_function(wrap_pyfunction!(apply_batch, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_openai, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

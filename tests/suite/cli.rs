@@ -816,3 +816,86 @@ fn strip_reverse_and_a_level_off() {
         "a\nb\n"
     );
 }
+
+/// OpenAI `apply_patch_call` items on stdin: applied together, all or
+/// none, answered with `apply_patch_call_output` items; an operation that
+/// would smuggle in another is refused before anything is read.
+#[test]
+fn openai_apply_patch_calls_apply_together_and_are_answered() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("f.txt"), "one\ntwo\n").unwrap();
+    std::fs::write(tmp.path().join("old.txt"), "x\n").unwrap();
+    let root = tmp.path().to_str().unwrap();
+    let items = |diff: &str| {
+        serde_json::json!([
+            {"type": "apply_patch_call", "call_id": "c1", "status": "completed",
+             "operation": {"type": "update_file", "path": "f.txt", "diff": diff}},
+            {"type": "apply_patch_call", "call_id": "c2", "status": "completed",
+             "operation": {"type": "create_file", "path": "n.txt", "diff": "+new\n"}},
+            {"type": "apply_patch_call", "call_id": "c3", "status": "completed",
+             "operation": {"type": "delete_file", "path": "old.txt"}}
+        ])
+        .to_string()
+    };
+    let apply = |text: &str, extra: &[&str]| {
+        let mut args = vec!["apply", "--root", root];
+        args.extend(extra);
+        args.push("-");
+        run_with_stdin(gp(&args), text)
+    };
+    // One fails: every call fails, nothing is written.
+    let out = apply(&items("@@\n-zwei\n+2\n"), &["--provider-output", "openai"]);
+    assert_eq!(out.status.code(), Some(1));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer[0]["status"], "failed");
+    assert!(answer[0]["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("error[context_not_found]"));
+    assert!(answer[2]["output"]
+        .as_str()
+        .unwrap()
+        .contains("`c1` failed"));
+    assert!(tmp.path().join("old.txt").exists() && !tmp.path().join("n.txt").exists());
+    // All apply.
+    let out = apply(
+        &items("@@\n one\n-two\n+TWO\n"),
+        &["--provider-output", "openai"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let statuses: Vec<&str> = answer
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["completed"; 3]);
+    assert_eq!(answer[1]["output"], "applied: added n.txt (+1 -0)");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
+        "one\nTWO\n"
+    );
+    assert!(!tmp.path().join("old.txt").exists());
+    // A bare operation, as the JSON result.
+    let bare = r#"{"type": "update_file", "path": "f.txt", "diff": "@@\n-TWO\n+two\n"}"#;
+    let v = json(&apply(bare, &["--json", "--dry-run"]));
+    assert_eq!(
+        (v["ok"].as_bool(), v["format"].as_str()),
+        (Some(true), Some("codex"))
+    );
+    // Refused before reading: a smuggled operation, another format, text.
+    let smuggled = r#"{"type": "update_file", "path": "f.txt", "diff": "@@\n-TWO\n+2\n*** Delete File: n.txt\n"}"#;
+    assert_eq!(apply(smuggled, &[]).status.code(), Some(2));
+    assert_eq!(apply(bare, &["--format", "udiff"]).status.code(), Some(2));
+    let text = "--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-one\n+1\n";
+    assert_eq!(
+        apply(text, &["--provider-output", "openai"]).status.code(),
+        Some(2)
+    );
+    assert!(tmp.path().join("n.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("f.txt")).unwrap(),
+        "one\nTWO\n"
+    );
+}

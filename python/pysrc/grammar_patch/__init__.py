@@ -23,6 +23,7 @@ from . import _native
 __all__ = [
     "UsageError", "Result", "FileResult", "Diagnostic", "Error", "Code",
     "MemoryResult", "Parsed", "ParsedFile", "ParsedHunk", "ToolDefinition",
+    "ApplyPatchCallOutput", "apply_openai",
     "apply", "lint", "apply_to", "apply_batch", "parse",
     "grammar", "tool", "prompt", "detect", "__version__",
 ]
@@ -136,6 +137,15 @@ class Parsed(_Parsed, total=False):
     """What a patch holds, read without a tree (:func:`parse`)."""
 
     error: Error
+
+
+class ApplyPatchCallOutput(TypedDict):
+    """What to send back to OpenAI for one `apply_patch_call`."""
+
+    type: Literal["apply_patch_call_output"]
+    call_id: str
+    status: Literal["completed", "failed"]
+    output: str
 
 
 ToolDefinition = Dict[str, Any]
@@ -267,6 +277,19 @@ def parse(patch: str, *, format: Optional[str] = None, tolerant: bool = False) -
     parsed: Parsed = json.loads(_checked(lambda: _native.parse(
         patch, format=format, tolerant=tolerant)))
     return parsed
+
+
+def apply_openai(items: Union[str, Mapping[str, Any], List[Mapping[str, Any]]], root: PathLike, *,
+                 dry_run: bool = False) -> List[ApplyPatchCallOutput]:
+    """Applies the `apply_patch_call` items of one OpenAI reply (JSON text, an
+    item, a list of items, or a bare operation) to the tree under ``root``,
+    all or none, and returns the `apply_patch_call_output` items to send
+    back: ``completed`` with what was done, or ``failed`` with what to fix."""
+    text = items if isinstance(items, str) else json.dumps(items)
+    path = _path(root)
+    outputs: List[ApplyPatchCallOutput] = json.loads(
+        _checked(lambda: _native.apply_openai(text, path, dry_run=dry_run)))
+    return outputs
 
 
 def grammar(format: str, id: Optional[str] = None) -> str:
