@@ -58,6 +58,7 @@ extern crate alloc;
 // `pub use` block after them.
 pub mod agent;
 pub mod batch;
+pub mod convert;
 pub mod diagnostics;
 pub mod error;
 pub mod lossless;
@@ -177,6 +178,8 @@ pub struct Outcome {
     /// The OpenAI `apply_patch_call` items the patch came as, to answer
     /// with [`openai::outputs`]; empty for patch text.
     pub calls: Vec<openai::Call>,
+    /// With [`Options::convert`]: the patch printed in that format.
+    pub converted: Option<String>,
 }
 
 impl Outcome {
@@ -190,6 +193,7 @@ impl Outcome {
             diagnostics: vec![error],
             ignored_metadata: vec![],
             calls: vec![],
+            converted: None,
         }
     }
 
@@ -240,6 +244,9 @@ pub struct Options {
     /// `-R`: apply the patch in reverse, undoing it (`formats/reverse.rs`
     /// says which operations can be).
     pub reverse: bool,
+    /// `convert --to F`: the located edits printed in format `F`
+    /// ([`Outcome::converted`]); needs a tree, writes nothing.
+    pub convert: Option<Format>,
 }
 
 /// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
@@ -288,6 +295,7 @@ pub(crate) fn run_unwrapped(
         diagnostics: unwrapped.warnings.clone(),
         ignored_metadata: vec![],
         calls: vec![],
+        converted: None,
     };
     if options.tolerant && format == Some(Format::Ap) {
         let body = unwrapped.body;
@@ -350,6 +358,9 @@ fn pipeline(
     let Some(tree) = tree else { return Ok(()) };
     let mut plan = apply::plan(&patch, &*tree, root)?;
     outcome.diagnostics.append(&mut plan.warnings);
+    if let Some(to) = options.convert {
+        outcome.converted = Some(convert::convert(&plan, to).map_err(|d| vec![*d])?);
+    }
     if outcome.mode == (Mode::Apply { dry_run: false }) {
         if !go_on() {
             return Err(vec![Diagnostic::new(

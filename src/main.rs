@@ -62,6 +62,15 @@ enum Command {
         #[command(flatten)]
         input: Input,
     },
+    /// Print a patch's edits, located in the tree under --root, in another
+    /// format (verified: applied in memory, it gives the same files). Writes nothing.
+    Convert {
+        /// The format to print.
+        #[arg(long, value_name = "F")]
+        to: String,
+        #[command(flatten)]
+        input: Input,
+    },
     /// Roll back an apply that was interrupted (killed, power loss) from its
     /// journal; exit 0 whether or not there was anything to recover.
     Recover {
@@ -264,6 +273,7 @@ fn run_cli() -> i32 {
             fsync,
         } => patch_command(input, Mode::Apply { dry_run }, fsync, color),
         Command::Lint { input } => patch_command(input, Mode::Lint, false, color),
+        Command::Convert { to, input } => convert_command(&to, input, color),
         Command::Grammar { format, syntax, id } => grammar_command(&format, syntax, id.as_deref()),
         Command::Tool {
             format,
@@ -512,6 +522,46 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
             outcome.exit_code()
         }
         Err(d) => failed_command(d.code, d.message, json, dry_run),
+    }
+}
+
+/// `convert`: the converted patch alone on stdout (byte for byte), the
+/// diagnostics on stderr; exit as `lint` does.
+fn convert_command(to: &str, input: Input, color: diagnostics::Color) -> i32 {
+    let to = match named(to) {
+        Ok(f) => f,
+        Err(e) => return usage_error(format!("--to: {e}")),
+    };
+    if input.json || input.diff || input.stat || input.numstat || input.provider_output.is_some() {
+        return usage_error("convert prints the converted patch: it takes no output option");
+    }
+    let (name, text) = match read_patch(input.patch.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return usage_error(e),
+    };
+    let Some(wait) = seconds(input.wait) else {
+        return usage_error("--wait takes a number of seconds");
+    };
+    let request = Request::new(text)
+        .format(&input.format)
+        .unpacking_tool_call(&name)
+        .tolerant(input.tolerant)
+        .strip(input.strip)
+        .reverse(input.reverse)
+        .wait(wait)
+        .root(input.root.unwrap_or_else(|| PathBuf::from(".")))
+        .convert(to);
+    match request.run() {
+        Ok(outcome) => {
+            diagnostics::emit_stderr(&outcome.diagnostics, &name, &outcome.text, color);
+            if let Some(text) = &outcome.converted {
+                let _ = std::io::stdout()
+                    .lock()
+                    .write_all(&grammar_patch::lossless::encode(text));
+            }
+            outcome.exit_code()
+        }
+        Err(d) => usage_error(d.message),
     }
 }
 

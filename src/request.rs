@@ -178,6 +178,13 @@ impl<'a> Request<'a> {
         self
     }
 
+    /// Print the located edits in another format ([`Options::convert`]):
+    /// a lint against the tree, which writes nothing.
+    pub fn convert(mut self, to: Format) -> Self {
+        self.options.convert = Some(to);
+        self.mode(Mode::Lint)
+    }
+
     /// `-R`: apply the patch in reverse ([`Options::reverse`]).
     pub fn reverse(mut self, on: bool) -> Self {
         self.options.reverse = on;

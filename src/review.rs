@@ -67,6 +67,60 @@ pub fn sections(plan: &Plan) -> Vec<(String, String)> {
     out
 }
 
+/// One file's change as git writes it, from its text before and after
+/// (`None`: absent), with `radius` unchanged lines around each change
+/// (`convert --to udiff`).
+pub(crate) fn file_section(
+    from: &str,
+    to: &str,
+    before: Option<&str>,
+    after: Option<&str>,
+    radius: usize,
+) -> String {
+    let (Some(a), Some(b)) = (RelPath::new(from), RelPath::new(to)) else {
+        return String::new();
+    };
+    let hunks_with = |old: &str, new: &str| match old == new {
+        true => String::new(),
+        false => {
+            format!("--- {}\n+++ {}\n", prefixed("a/", &a), prefixed("b/", &b))
+                + &body_with(old, new, radius)
+        }
+    };
+    match (before, after) {
+        (None, Some(text)) => {
+            let head = header(&b, &b) + "new file mode 100644\n";
+            match text.is_empty() {
+                true => head,
+                false => {
+                    head + &format!("--- /dev/null\n+++ {}\n", prefixed("b/", &b))
+                        + &body_with("", text, radius)
+                }
+            }
+        }
+        (Some(text), None) => {
+            let head = header(&a, &a) + "deleted file mode 100644\n";
+            match text.is_empty() {
+                true => head,
+                false => {
+                    head + &format!("--- {}\n+++ /dev/null\n", prefixed("a/", &a))
+                        + &body_with(text, "", radius)
+                }
+            }
+        }
+        (Some(old), Some(new)) if a != b => {
+            header(&a, &b)
+                + &format!("rename from {}\nrename to {}\n", quoted(&a), quoted(&b))
+                + &hunks_with(old, new)
+        }
+        (Some(old), Some(new)) => match old == new {
+            true => String::new(),
+            false => header(&a, &b) + &hunks_with(old, new),
+        },
+        (None, None) => String::new(),
+    }
+}
+
 /// `100755` for a file with an executable bit, else `100644`.
 fn git_mode(mode: u32) -> String {
     if mode & 0o170_000 == LINK_MODE {
@@ -116,13 +170,18 @@ fn hunks(a: &RelPath, b: &RelPath, old: &str, new: &str) -> String {
 }
 
 fn body(old: &str, new: &str) -> String {
+    body_with(old, new, 3)
+}
+
+/// [`body`] with `radius` unchanged lines around each change.
+fn body_with(old: &str, new: &str, radius: usize) -> String {
     // Lines end at `\n` only, as git reads them: a lone `\r` is text.
     let (old, new) = (lines(old), lines(new));
     let diff = TextDiff::configure()
         .newline_terminated(true)
         .diff_slices(&old, &new);
     let mut unified = diff.unified_diff();
-    unified.context_radius(3);
+    unified.context_radius(radius.min(old.len().max(new.len())));
     let mut out = String::new();
     for hunk in unified.iter_hunks() {
         out.push_str(&format!("{}\n", hunk.header()));

@@ -177,6 +177,29 @@ fn apply_openai(py: Python<'_>, items: String, root: PathBuf, dry_run: bool) -> 
     Ok(grammar_patch::openai::outputs(&outcome.calls, &outcome).to_string())
 }
 
+/// `patch`'s edits, located in the tree under `root`, printed in format
+/// `to` (verified): the JSON result and the printed patch (`None` when
+/// refused). Writes nothing.
+#[pyfunction]
+#[pyo3(signature = (patch, root, to, *, format=None, tolerant=false))]
+fn convert(
+    py: Python<'_>,
+    patch: String,
+    root: PathBuf,
+    to: &str,
+    format: Option<String>,
+    tolerant: bool,
+) -> PyResult<(String, Option<String>)> {
+    let to = format_named(to)?;
+    let request = request(patch, format, tolerant, false)
+        .root(root)
+        .convert(to);
+    let outcome = py
+        .detach(move || request.run())
+        .map_err(|d| usage(d.message))?;
+    Ok((grammar_patch::report::to_json(&outcome), outcome.converted))
+}
+
 /// What `patch` holds, read without a tree: JSON with `files` (each with
 /// its operation, hunks and line counts) and `diagnostics`.
 #[pyfunction]
@@ -279,6 +302,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply_batch, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(apply_openai, m)?)?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -210,3 +210,17 @@ def test_parse_reads_files_hunks_and_counts():
     assert gp.parse(codex)["files"][0]["removed"] is None
     refused = gp.parse("hello")
     assert refused["ok"] is False and refused["error"]["code"] == "unknown_format"
+
+
+def test_convert_prints_in_another_format_and_writes_nothing(root):
+    converted = gp.convert(PATCH, root, "searchreplace")
+    assert converted["ok"] is True and converted["dry_run"] is True
+    assert converted["patch"] == "f.txt\n<<<<<<< SEARCH\nb\n=======\nB\n>>>>>>> REPLACE\n"
+    assert (root / "f.txt").read_text() == "a\nb\n"
+    assert gp.apply(converted["patch"], root)["ok"] is True
+    assert (root / "f.txt").read_text() == "a\nB\n"
+    gone = "--- a/f.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-B\n"
+    refused = gp.convert(gone, root, "searchreplace")
+    assert refused["patch"] is None and refused["error"]["code"] == "unsupported_git_patch_feature"
+    with pytest.raises(gp.UsageError):
+        gp.convert(PATCH, root, "nope")

@@ -50,6 +50,12 @@ def parsed(patch: str) -> int:
     return total + len(p["diagnostics"]) + int(p["ok"])
 
 
+def converted(root: str) -> str:
+    c = gp.convert("", root, "udiff")
+    describe(c)
+    return c["patch"] or ""
+
+
 def everything(root: str) -> None:
     describe(gp.apply("", root, dry_run=True))
     describe(gp.lint("", None, format="udiff", tolerant=True))

@@ -93,6 +93,11 @@ impl Format {
     pub fn lark_grammar(self) -> &'static str {
         self.spec().lark
     }
+
+    /// The format's printer, which `convert` writes patches with.
+    pub fn printer(self) -> crate::convert::Printer {
+        self.spec().print
+    }
 }
 
 impl Format {

@@ -2,11 +2,12 @@
 //! that is data — its name and description, its grammar file, the Lark
 //! export `build.rs` made from that file (`grammars.rs` is the list both
 //! read), the line that starts it, and the function that parses and
-//! lowers it. Adding a format is a row here, a grammar, a lowering, and
+//! lowers it, and the printer `convert` writes it with. Adding a format is a row here, a grammar, a lowering, and
 //! its worked example in `agent.rs` (docs/architecture.md, "Adding a
 //! format").
 
 use super::{ap, codex, repopatch, searchreplace, udiff, Format};
+use crate::convert::print;
 use crate::error::Diagnostic;
 use crate::ir::{Patch, Span};
 use crate::Options;
@@ -45,6 +46,8 @@ pub struct Spec {
     pub starts: fn(&str) -> bool,
     /// Its parser and lowering.
     pub parse: Parse,
+    /// Its printer (`convert`).
+    pub print: crate::convert::Printer,
 }
 
 /// Every format, in [`Format`]'s order.
@@ -62,6 +65,7 @@ pub const REGISTRY: [Spec; 5] = [
                 || (line.starts_with("Only in ") && line.contains(": "))
         },
         parse: |text, store, body, _, contents| udiff::parse(text, store, body, contents),
+        print: print::udiff,
     },
     Spec {
         format: Format::Codex,
@@ -71,6 +75,7 @@ pub const REGISTRY: [Spec; 5] = [
         lark: include_str!(concat!(env!("OUT_DIR"), "/codex.lark")),
         starts: |line| line.starts_with("*** Begin Patch"),
         parse: |text, store, body, _, _| codex::parse(text, store, body),
+        print: print::codex,
     },
     Spec {
         format: Format::Repopatch,
@@ -80,6 +85,7 @@ pub const REGISTRY: [Spec; 5] = [
         lark: include_str!(concat!(env!("OUT_DIR"), "/repopatch.lark")),
         starts: |line| line.starts_with("PATCHSET"),
         parse: |text, store, body, _, _| repopatch::parse(text, store, body),
+        print: print::repopatch,
     },
     Spec {
         format: Format::Ap,
@@ -89,6 +95,7 @@ pub const REGISTRY: [Spec; 5] = [
         lark: include_str!(concat!(env!("OUT_DIR"), "/ap.lark")),
         starts: is_ap_header,
         parse: |text, store, body, options, _| ap::parse(text, store, body, options.tolerant),
+        print: print::ap,
     },
     Spec {
         format: Format::Searchreplace,
@@ -100,6 +107,7 @@ pub const REGISTRY: [Spec; 5] = [
         // (`searchreplace::holds_blocks`), after every other format.
         starts: |_| false,
         parse: |text, store, body, _, _| searchreplace::parse(text, store, body),
+        print: print::searchreplace,
     },
 ];
 

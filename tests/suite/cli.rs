@@ -899,3 +899,68 @@ fn openai_apply_patch_calls_apply_together_and_are_answered() {
         "one\nTWO\n"
     );
 }
+
+/// `convert --to udiff` of a codex patch is a diff `git apply` takes, with
+/// the same result as applying the codex patch; a format that cannot state
+/// a change refuses (exit 1) and writes nothing.
+#[test]
+fn convert_prints_what_git_apply_takes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    std::fs::write(root.join("f.txt"), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(root.join("gone.txt"), "x\n").unwrap();
+    let codex = "*** Begin Patch\n*** Update File: f.txt\n@@\n one\n-two\n+TWO\n*** Add File: n.txt\n+new\n*** Delete File: gone.txt\n*** End Patch\n";
+    let out = run_with_stdin(
+        gp(&[
+            "convert",
+            "--to",
+            "udiff",
+            "--root",
+            root.to_str().unwrap(),
+            "-",
+        ]),
+        codex,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    std::fs::write(root.join(".p"), &out.stdout).unwrap();
+    let git = Command::new("git")
+        .args(["apply", ".p"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert!(
+        git.status.success(),
+        "{git:?}\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::remove_file(root.join(".p")).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join("f.txt")).unwrap(),
+        "one\nTWO\nthree\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("n.txt")).unwrap(),
+        "new\n"
+    );
+    assert!(!root.join("gone.txt").exists());
+    // SEARCH/REPLACE cannot delete a file: refused, nothing written.
+    let gone = "*** Begin Patch\n*** Delete File: n.txt\n*** End Patch\n";
+    let out = run_with_stdin(
+        gp(&[
+            "convert",
+            "--to",
+            "searchreplace",
+            "--root",
+            root.to_str().unwrap(),
+            "-",
+        ]),
+        gone,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot state"),
+        "{out:?}"
+    );
+    assert!(out.stdout.is_empty() && root.join("n.txt").exists());
+    assert_eq!(status(&["convert", "--to", "nope", "-"]), Some(2));
+}

@@ -4,6 +4,8 @@ mod agent;
 mod atomic;
 /// The binary: exit codes, JSON shape, text output.
 mod cli;
+/// `convert`: every success fixture into every format, verified.
+mod convert;
 /// Every `tests/fixtures/<format>/<case>/`, applied on disk and in memory,
 /// with the rendered diagnostics snapshotted.
 mod fixtures;

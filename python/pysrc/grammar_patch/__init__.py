@@ -23,7 +23,7 @@ from . import _native
 __all__ = [
     "UsageError", "Result", "FileResult", "Diagnostic", "Error", "Code",
     "MemoryResult", "Parsed", "ParsedFile", "ParsedHunk", "ToolDefinition",
-    "ApplyPatchCallOutput", "apply_openai",
+    "ApplyPatchCallOutput", "apply_openai", "Converted", "convert",
     "apply", "lint", "apply_to", "apply_batch", "parse",
     "grammar", "tool", "prompt", "detect", "__version__",
 ]
@@ -108,6 +108,13 @@ class MemoryResult(Result):
     back as ``bytes``; any other as ``str`` when it is UTF-8."""
 
     tree: Dict[str, Union[str, bytes]]
+
+
+class Converted(Result):
+    """A result of :func:`convert`, and ``patch``: the patch printed in the
+    format asked for, or None when the conversion was refused."""
+
+    patch: Optional[str]
 
 
 class ParsedHunk(TypedDict):
@@ -290,6 +297,23 @@ def apply_openai(items: Union[str, Mapping[str, Any], List[Mapping[str, Any]]], 
     outputs: List[ApplyPatchCallOutput] = json.loads(
         _checked(lambda: _native.apply_openai(text, path, dry_run=dry_run)))
     return outputs
+
+
+def convert(patch: str, root: PathLike, to: str, *, format: Optional[str] = None,
+            tolerant: bool = False) -> Converted:
+    """``patch``'s edits, located in the tree under ``root``, printed in
+    format ``to`` and verified (applied in memory, the printed patch gives
+    the same files); ``patch`` is None, with ``error`` saying why, where the
+    format cannot state a change. Writes nothing."""
+    _need_str(patch, "patch")
+    _need_str(to, "to")
+    _need_str(format, "format", optional=True)
+    path = _path(root)
+    text, printed = _checked(lambda: _native.convert(patch, path, to, format=format,
+                                                     tolerant=tolerant))
+    result: Converted = json.loads(text)
+    result["patch"] = printed
+    return result
 
 
 def grammar(format: str, id: Optional[str] = None) -> str:
