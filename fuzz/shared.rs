@@ -31,24 +31,32 @@ pub fn apply(data: &[u8]) {
     ) else {
         return;
     };
-    let format = match selector % 5 {
+    let format = match selector % 6 {
         0 => None,
         1 => Some(Format::Udiff),
         2 => Some(Format::Codex),
         3 => Some(Format::Repopatch),
-        _ => Some(Format::Ap),
+        4 => Some(Format::Ap),
+        _ => Some(Format::Searchreplace),
     };
     let tolerant = selector & 0x80 != 0;
     let before = MemTree::default().with_file("a.txt", a).with_file("src/b.py", b);
     let mut tree = before.clone();
-    let out = run_with(
-        patch,
-        format,
-        Mode::Apply { dry_run: false },
-        Some(&mut tree as &mut dyn FileTree),
-        Some(std::path::Path::new("/root")),
-        Options { tolerant, ..Options::default() },
-    );
+    let out = match format {
+        // Detected as a request reads it: OpenAI's apply_patch_call JSON too.
+        None => match grammar_patch::Request::new(patch).tolerant(tolerant).run_in(&mut tree) {
+            Ok(out) => out,
+            Err(_) => return assert_eq!(tree, before, "a refused request changed the tree"),
+        },
+        Some(_) => run_with(
+            patch,
+            format,
+            Mode::Apply { dry_run: false },
+            Some(&mut tree as &mut dyn FileTree),
+            Some(std::path::Path::new("/root")),
+            Options { tolerant, ..Options::default() },
+        ),
+    };
     if !out.ok() {
         assert_eq!(tree, before, "a rejected patch changed the tree");
     }

@@ -148,7 +148,11 @@ pub fn names_directory(text: &str) -> bool {
 /// of earlier versions.
 pub fn is_reserved(component: &str) -> bool {
     let prefix = crate::apply::writing::journal::TEMP_PREFIX;
-    component.len() >= prefix.len() && component[..prefix.len()].eq_ignore_ascii_case(prefix)
+    // Compared as bytes: a component's first bytes may end inside a character.
+    component
+        .as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
 }
 
 /// Whether a path component names git's metadata directory: `.git` in any
@@ -210,6 +214,15 @@ fn normalise(text: &str, root: Option<&Path>, internal: bool) -> Result<RelPath,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name whose first bytes end inside a character (found by the
+    /// property tests of ap patches: a panic, slicing the name as text).
+    #[test]
+    fn a_name_is_compared_with_the_reserved_prefix_as_bytes() {
+        assert!(!is_reserved("T\u{110C2}\u{1F21}R&\u{170D}\u{09DC}"));
+        assert!(is_reserved(".Grammar-Patch-x"));
+        assert!(!is_reserved(".grammar"));
+    }
 
     #[test]
     fn link_targets_stay_inside_the_root() {

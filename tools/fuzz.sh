@@ -13,13 +13,13 @@ cargo fuzz --version >/dev/null 2>&1 || { echo "cargo fuzz missing: cargo instal
 secs=${1:-1200}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(parse_udiff parse_codex parse_repopatch parse_ap apply_mem)
+[ ${#targets[@]} -gt 0 ] || targets=(parse_udiff parse_codex parse_repopatch parse_ap parse_searchreplace apply_mem)
 
 python3 - <<'PY'
 import os, pathlib
 root = pathlib.Path("tests/fixtures")
 out = pathlib.Path("fuzz/corpus")
-sel = {"udiff": 1, "codex": 2, "repopatch": 3, "ap": 4, "ap-3.2": 4 | 0x80}
+sel = {"udiff": 1, "codex": 2, "repopatch": 3, "ap": 4, "ap-3.2": 4 | 0x80, "searchreplace": 5}
 for fmt_dir in sorted(p for p in root.iterdir() if p.is_dir()):
     fmt = fmt_dir.name
     target = "parse_" + ("ap" if fmt.startswith("ap") else fmt)

@@ -110,8 +110,97 @@ fn ap_line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Lines a SEARCH/REPLACE message is made of, and the slips around them.
+fn searchreplace_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("f".to_string()),
+        Just("g/h".to_string()),
+        Just("`f`".to_string()),
+        Just("**f**:".to_string()),
+        Just("<<<<<<< SEARCH".to_string()),
+        Just("<<<<< SEARCH>".to_string()),
+        Just("=======".to_string()),
+        Just("=========".to_string()),
+        Just(">>>>>>> REPLACE".to_string()),
+        Just(">>>>>>>>> REPLACE ".to_string()),
+        Just("```python".to_string()),
+        Just("```".to_string()),
+        Just(String::new()),
+        "[a-c ]{0,4}",
+        "(Here|Done)[ .:]{0,2}",
+    ]
+}
+
+/// OpenAI `apply_patch_call` items, with diffs of arbitrary lines.
+fn openai_items() -> impl Strategy<Value = String> {
+    let op = (
+        0..3usize,
+        "(f|g/h|\\.\\./x|a\\nb)",
+        proptest::collection::vec(codex_line(), 0..8),
+    );
+    proptest::collection::vec(op, 1..4).prop_map(|ops| {
+        let items: Vec<serde_json::Value> = ops
+            .into_iter()
+            .enumerate()
+            .map(|(i, (kind, path, lines))| {
+                let diff: String = lines.iter().map(|l| format!("{l}\n")).collect();
+                let operation = match kind {
+                    0 => serde_json::json!({"type": "create_file", "path": path, "diff": diff}),
+                    1 => serde_json::json!({"type": "update_file", "path": path, "diff": diff}),
+                    _ => serde_json::json!({"type": "delete_file", "path": path}),
+                };
+                serde_json::json!({"type": "apply_patch_call", "call_id": format!("c{i}"), "operation": operation})
+            })
+            .collect();
+        serde_json::Value::Array(items).to_string()
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_searchreplace_messages_never_panic(
+        lines in proptest::collection::vec(searchreplace_line(), 0..24),
+        f in proptest::option::of("[a-c \t]{0,3}(\n[a-c ]{0,3}){0,8}\n?"),
+    ) {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let mut tree = MemTree::default();
+        if let Some(f) = &f {
+            tree = tree.with_file("f", f);
+        }
+        let before = tree.clone();
+        let outcome = run(text.as_str(), Some(Format::Searchreplace), Mode::Apply { dry_run: false }, Some(&mut tree), None);
+        if !outcome.ok() {
+            prop_assert_eq!(tree, before, "a rejected patch changed the tree");
+        }
+        let _ = grammar_patch::report::to_json(&outcome);
+        let _ = grammar_patch::diagnostics::render_plain(&outcome.diagnostics, "p", &outcome.text);
+    }
+
+    /// A reply's operations apply together or not at all, touch only the
+    /// paths they name, and are always answered.
+    #[test]
+    fn arbitrary_openai_items_apply_together_or_not_at_all(
+        items in openai_items(),
+        f in proptest::option::of("[a-c \t]{0,3}(\n[a-c ]{0,3}){0,8}\n?"),
+    ) {
+        let mut tree = MemTree::default().with_file("outside", "keep\n");
+        if let Some(f) = &f {
+            tree = tree.with_file("f", f);
+        }
+        let before = tree.clone();
+        let Ok(outcome) = grammar_patch::Request::new(items.as_str()).run_in(&mut tree) else {
+            prop_assert_eq!(&tree, &before, "a refused request changed the tree");
+            return Ok(());
+        };
+        if !outcome.ok() {
+            prop_assert_eq!(&tree, &before, "a rejected reply changed the tree");
+        }
+        prop_assert_eq!(tree.text("outside"), Some("keep\n"));
+        let answers = grammar_patch::openai::outputs(&outcome.calls, &outcome);
+        prop_assert_eq!(answers.as_array().map(Vec::len), Some(outcome.calls.len()));
+    }
 
     #[test]
     fn arbitrary_codex_patches_never_panic(
@@ -174,10 +263,9 @@ proptest! {
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let _ = run(text.as_str(), None, Mode::Lint, None, None);
-        let _ = run(text.as_str(), Some(Format::Udiff), Mode::Lint, None, None);
-        let _ = run(text.as_str(), Some(Format::Codex), Mode::Lint, None, None);
-        let _ = run(text.as_str(), Some(Format::Repopatch), Mode::Lint, None, None);
-        let _ = run(text.as_str(), Some(Format::Ap), Mode::Lint, None, None);
+        for &format in Format::ALL {
+            let _ = run(text.as_str(), Some(format), Mode::Lint, None, None);
+        }
     }
 
     #[test]
