@@ -13,39 +13,6 @@ use grammar_patch::{MemTree, Request};
 use super::grammar::Engine;
 use super::support::Snapshot;
 
-/// The success fixtures a tree in memory can hold: no arguments, links,
-/// modes, empty directories, or `{ROOT}` in the patch.
-fn successes(format: Format) -> Vec<(String, Snapshot, Snapshot, String)> {
-    super::fixtures::cases(format)
-        .into_iter()
-        .filter(|(_, dir)| {
-            [
-                "expect-error",
-                "args",
-                "links",
-                "modes",
-                "after-links",
-                "after-modes",
-                "before-empty-dirs",
-                "after-empty-dirs",
-            ]
-            .iter()
-            .all(|f| !dir.join(f).exists())
-        })
-        .filter_map(|(name, dir)| {
-            let patch = grammar_patch::lossless::decode(std::fs::read(dir.join("patch")).ok()?);
-            (!patch.contains("{ROOT}")).then(|| {
-                (
-                    name,
-                    Snapshot::load(&dir.join("before")),
-                    Snapshot::load(&dir.join("after")),
-                    patch,
-                )
-            })
-        })
-        .collect()
-}
-
 #[test]
 fn every_success_fixture_converts_to_every_format_or_says_why_not() {
     let engines: Vec<(Format, Engine)> = Format::ALL
@@ -54,7 +21,7 @@ fn every_success_fixture_converts_to_every_format_or_says_why_not() {
         .collect();
     let mut table: BTreeMap<(&str, &str), (usize, usize)> = BTreeMap::new();
     for &from in Format::ALL {
-        for (name, before, after, patch) in successes(from) {
+        for (name, before, after, patch) in super::fixtures::plain_successes(from) {
             for (to, engine) in &engines {
                 let mut tree = before.to_mem(&BTreeMap::new());
                 let request = Request::new(patch.as_str())

@@ -97,6 +97,33 @@ pub fn suite(dir: &str) -> Vec<(String, PathBuf)> {
     out
 }
 
+/// The success fixtures of `format` that a tree in memory holds as they
+/// are: no arguments, links, modes, empty directories, or `{ROOT}` in the
+/// patch. Each: its name, before-tree, after-tree and patch.
+pub fn plain_successes(format: Format) -> Vec<(String, Snapshot, Snapshot, String)> {
+    const SPECIAL: [&str; 8] = [
+        "expect-error",
+        "args",
+        "links",
+        "modes",
+        "after-links",
+        "after-modes",
+        "before-empty-dirs",
+        "after-empty-dirs",
+    ];
+    cases(format)
+        .into_iter()
+        .filter(|(_, dir)| SPECIAL.iter().all(|f| !dir.join(f).exists()))
+        .filter_map(|(name, dir)| {
+            let patch = grammar_patch::lossless::decode(fs::read(dir.join("patch")).ok()?);
+            (!patch.contains("{ROOT}")).then(|| {
+                let before = Snapshot::load(&dir.join("before"));
+                (name, before, Snapshot::load(&dir.join("after")), patch)
+            })
+        })
+        .collect()
+}
+
 /// Lines of an optional file.
 fn lines_of(path: &Path) -> Vec<String> {
     read_opt(path)
@@ -542,6 +569,27 @@ fn ap_fixtures_cover_every_ap_error_code() {
     assert_covered(Format::Ap, &[Code::IdMismatch]);
 }
 
+/// A line of a block that is found (`in_locator`), to spoil and remember;
+/// a line elsewhere that repeats one, spoiled alike; or `None`. Only the
+/// blank ones when `blank`, else the others.
+fn block_line<'a>(
+    body: &'a str,
+    in_locator: bool,
+    blank: bool,
+    found: &mut Vec<&'a str>,
+) -> Option<&'a str> {
+    if body.trim().is_empty() != blank {
+        None
+    } else if in_locator {
+        found.push(body);
+        Some(body)
+    } else if !blank && found.contains(&body) {
+        Some(body)
+    } else {
+        None
+    }
+}
+
 /// The lines of `patch` an applier must find, not write: udiff's and
 /// codex's context lines, RepoPatch's old blocks, ap's `snippet`, `anchor`
 /// and `snippet_tail` values. Each spoiled by `spoil`: the blank ones when
@@ -599,15 +647,9 @@ fn spoil_found_lines(
                 } else if body.starts_with("=======") {
                     in_locator = false;
                 }
-                if marker || body.trim().is_empty() != blank {
-                    ("", None)
-                } else if in_locator {
-                    found.push(body);
-                    ("", Some(body))
-                } else if !blank && found.contains(&body) {
-                    ("", Some(body))
-                } else {
-                    ("", None)
+                match marker {
+                    true => ("", None),
+                    false => ("", block_line(body, in_locator, blank, &mut found)),
                 }
             }
             Format::Ap => {
@@ -620,15 +662,8 @@ fn spoil_found_lines(
                         found.clear();
                     }
                     ("", None)
-                } else if body.trim().is_empty() != blank {
-                    ("", None)
-                } else if in_locator {
-                    found.push(body);
-                    ("", Some(body))
-                } else if !blank && found.contains(&body) {
-                    ("", Some(body))
                 } else {
-                    ("", None)
+                    ("", block_line(body, in_locator, blank, &mut found))
                 }
             }
         };

@@ -11,36 +11,8 @@ use grammar_patch::error::Code;
 use grammar_patch::formats::Format;
 use grammar_patch::{run_with, FileAction, MemTree, Mode, Options, Request};
 
-use super::fixtures::cases;
+use super::fixtures::plain_successes;
 use super::support::Snapshot;
-
-/// A success fixture's before-tree, after-tree and patch, where the case
-/// needs no arguments, links or modes (those are checked elsewhere).
-fn plain_successes(format: Format) -> Vec<(String, Snapshot, Snapshot, String)> {
-    cases(format)
-        .into_iter()
-        .filter(|(_, dir)| {
-            [
-                "expect-error",
-                "args",
-                "links",
-                "modes",
-                "after-links",
-                "after-modes",
-            ]
-            .iter()
-            .all(|f| !dir.join(f).exists())
-        })
-        .filter_map(|(name, dir)| {
-            let patch = grammar_patch::lossless::decode(std::fs::read(dir.join("patch")).ok()?);
-            (!patch.contains("{ROOT}")).then(|| {
-                let before = Snapshot::load(&dir.join("before"));
-                let after = Snapshot::load(&dir.join("after"));
-                (name, before, after, patch)
-            })
-        })
-        .collect()
-}
 
 fn apply(
     tree: &mut MemTree,

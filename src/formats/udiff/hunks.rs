@@ -39,23 +39,8 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             return Err(Reported);
         };
 
-        let body = inner.next();
-        let mut edit = Edit::replace(
-            &[],
-            &[],
-            Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
-            span,
-        );
-        let mut lines = std::mem::take(&mut self.own.lines);
-        lines.old.clear();
-        lines.new.clear();
-        let trailing_empty = self.hunk_body(&mut edit, &mut lines, body);
-        self.drop_separator(&mut lines, old_count, &trailing_empty);
-        self.counted_blank_context(&mut lines, span, old_count, new_count);
-        self.check_counts(&lines, header_span, old_count, new_count);
-        (edit.old, edit.new) = (self.keep(&lines.old), self.keep_new(&mut lines.new));
-        self.own.lines = lines;
-        edit.locator.at_eof = edit.old_no_eol;
+        let counts = Some((old_count, new_count, header_span));
+        let mut edit = self.body_edit(inner.next(), span, counts);
         // `@@ -l,0` inserts after line l; otherwise the block starts at line l.
         let hint = if old_count == Some(0) {
             old_start.saturating_add(1)
@@ -79,6 +64,19 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             .note("its context and removed lines must occur exactly once in the file")
             .hint("write `@@ -START,COUNT +START,COUNT @@` (the numbers are hints; the lines decide)"),
         );
+        self.body_edit(body, span, None)
+    }
+
+    /// A hunk's body read into an edit. The header's old and new counts
+    /// (and its span), where it has them, decide blank context and are
+    /// checked; without them, empty lines that end the hunk separate it
+    /// from what follows (Aider writes one before the next file).
+    fn body_edit(
+        &mut self,
+        body: Option<Pair<'a, Rule>>,
+        span: Span,
+        counts: Option<(Option<usize>, Option<usize>, Span)>,
+    ) -> Edit<'a> {
         let mut edit = Edit::replace(
             &[],
             &[],
@@ -89,10 +87,17 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         lines.old.clear();
         lines.new.clear();
         let trailing_empty = self.hunk_body(&mut edit, &mut lines, body);
-        // Without counts, empty lines that end the hunk separate it from
-        // what follows (Aider writes one before the next file).
-        let counted = lines.old.len().saturating_sub(trailing_empty.len());
-        self.drop_separator(&mut lines, Some(counted), &trailing_empty);
+        match counts {
+            Some((old_count, new_count, header_span)) => {
+                self.drop_separator(&mut lines, old_count, &trailing_empty);
+                self.counted_blank_context(&mut lines, span, old_count, new_count);
+                self.check_counts(&lines, header_span, old_count, new_count);
+            }
+            None => {
+                let counted = lines.old.len().saturating_sub(trailing_empty.len());
+                self.drop_separator(&mut lines, Some(counted), &trailing_empty);
+            }
+        }
         (edit.old, edit.new) = (self.keep(&lines.old), self.keep_new(&mut lines.new));
         self.own.lines = lines;
         edit.locator.at_eof = edit.old_no_eol;
