@@ -136,6 +136,24 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
         }
         std::fs::write(&file, "a\nB\n").unwrap();
 
+        // OpenAI's apply_patch_call items, and a SEARCH/REPLACE message, as
+        // the `patch` string: the same pipeline.
+        let items = json!([{"type": "apply_patch_call", "call_id": "c1", "status": "completed",
+            "operation": {"type": "update_file", "path": "f.txt", "diff": "@@\n a\n-B\n+b\n"}}]);
+        let openai = client
+            .call_tool(call("lint_patch", json!({"patch": items.to_string()})))
+            .await
+            .unwrap();
+        assert_eq!(text(&openai)["format"], "codex", "{}", text(&openai));
+        assert_eq!(text(&openai)["files"][0]["path"], "f.txt");
+        let blocks = "f.txt\n<<<<<<< SEARCH\nB\n=======\nb\n>>>>>>> REPLACE\n";
+        let sr = client
+            .call_tool(call("lint_patch", json!({"patch": blocks})))
+            .await
+            .unwrap();
+        assert_eq!(text(&sr)["format"], "searchreplace");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nB\n");
+
         // Arguments outside the schema are refused, not guessed at: a tool
         // result with `isError` (the model reads it and corrects the call),
         // code `usage_error`, in the output schema's shape.
