@@ -222,32 +222,41 @@ impl<'p> Output<'p> {
             return region_counts(&self.original, &self.to_text());
         }
         let (mut added, mut removed) = (0, 0);
-        let (mut gone, mut new) = (String::new(), String::new());
-        let mut at = 0;
-        let mut flush = |gone: &mut String, new: &mut String| {
+        // A region: the original's range the pieces leave out, and the
+        // texts they put there (most often one, read in place).
+        let mut texts: Vec<&str> = vec![];
+        let mut joined = String::new();
+        let mut region = |gone: &str, texts: &mut Vec<&str>| {
+            let new = match texts.len() {
+                0 => "",
+                1 => texts[0],
+                _ => {
+                    joined.clear();
+                    texts.iter().for_each(|t| joined.push_str(t));
+                    joined.as_str()
+                }
+            };
             let (a, r) = region_counts(gone, new);
             added += a;
             removed += r;
-            gone.clear();
-            new.clear();
+            texts.clear();
         };
+        let mut at = 0;
         for piece in &self.pieces {
             match *piece {
                 Piece::Original(s, e) => {
                     let (s, e) = (s as usize, e as usize);
-                    if s > at {
-                        gone.push_str(&self.original[at..s]);
+                    if s > at || !texts.is_empty() {
+                        region(&self.original[at.min(s)..s.max(at)], &mut texts);
                     }
                     at = at.max(e);
-                    flush(&mut gone, &mut new);
                 }
-                Piece::Text(t) => new.push_str(t),
+                Piece::Text(t) => texts.push(t),
             }
         }
-        if at < self.original.len() {
-            gone.push_str(&self.original[at..]);
+        if at < self.original.len() || !texts.is_empty() {
+            region(&self.original[at.min(self.original.len())..], &mut texts);
         }
-        flush(&mut gone, &mut new);
         (added, removed)
     }
 
@@ -379,22 +388,23 @@ impl Bytes<'_> {
 
 /// How many lines `text` has (a last line without a line end counts).
 pub fn line_count(text: &str) -> usize {
-    text.split_inclusive('\n').count()
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
+    newlines + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 /// Lines added and removed where `gone` became `new`: the lines the two
-/// share at their start and end are kept, the rest counted.
+/// share at their start and end are kept, the rest counted. No copies.
 fn region_counts(gone: &str, new: &str) -> (usize, usize) {
-    let old: Vec<&str> = gone.split_inclusive('\n').collect();
-    let new: Vec<&str> = new.split_inclusive('\n').collect();
-    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-    let tail = old[head..]
-        .iter()
+    let (old_n, new_n) = (line_count(gone), line_count(new));
+    let lines = |t| str::split_inclusive(t, '\n');
+    let head = lines(gone).zip(lines(new)).take_while(|(a, b)| a == b).count();
+    let tail = lines(gone)
         .rev()
-        .zip(new[head..].iter().rev())
+        .zip(lines(new).rev())
+        .take(old_n.min(new_n) - head)
         .take_while(|(a, b)| a == b)
         .count();
-    (new.len() - head - tail, old.len() - head - tail)
+    (new_n - head - tail, old_n - head - tail)
 }
 
 #[cfg(test)]
