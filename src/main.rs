@@ -465,21 +465,11 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         let e = "--provider-output openai answers apply_patch_call items; this patch is not one";
         return failed_command(Code::UsageError, e.into(), json, dry_run);
     }
-    let mut request = Request::new(text)
-        .mode(mode)
-        .format(&input.format)
-        .unpacking_tool_call(&name)
-        .tolerant(input.tolerant)
-        .strip(input.strip)
-        .reverse(input.reverse)
+    let mut request = read_as_asked(&input, text, &name, wait, mode)
         .diff(input.diff)
-        .wait(wait)
         .fsync(fsync);
     if let Some(root) = &input.root {
         request = request.root(root);
-    }
-    if let Some(file) = &input.patch {
-        request = request.patch_file(file);
     }
     let dry_run = request.asked() != (Mode::Apply { dry_run: false });
     let counted = input.stat || input.numstat;
@@ -525,6 +515,31 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
     }
 }
 
+/// A request to do `mode` with the patch `text` (read from `name`) as
+/// `apply`, `lint` and `convert` all read it: its format, a JSON tool call
+/// (which may make it a dry run), ap's tolerance, `-p`, `-R`, the wait for
+/// the root, the file it came from.
+fn read_as_asked(
+    input: &Input,
+    text: String,
+    name: &str,
+    wait: std::time::Duration,
+    mode: Mode,
+) -> Request<'static> {
+    let request = Request::new(text)
+        .mode(mode)
+        .format(&input.format)
+        .unpacking_tool_call(name)
+        .tolerant(input.tolerant)
+        .strip(input.strip)
+        .reverse(input.reverse)
+        .wait(wait);
+    match &input.patch {
+        Some(file) => request.patch_file(file),
+        None => request,
+    }
+}
+
 /// `convert`: the converted patch alone on stdout (byte for byte), the
 /// diagnostics on stderr; exit as `lint` does.
 fn convert_command(to: &str, input: Input, color: diagnostics::Color) -> i32 {
@@ -542,14 +557,10 @@ fn convert_command(to: &str, input: Input, color: diagnostics::Color) -> i32 {
     let Some(wait) = seconds(input.wait) else {
         return usage_error("--wait takes a number of seconds");
     };
-    let request = Request::new(text)
-        .format(&input.format)
-        .unpacking_tool_call(&name)
-        .tolerant(input.tolerant)
-        .strip(input.strip)
-        .reverse(input.reverse)
-        .wait(wait)
-        .root(input.root.unwrap_or_else(|| PathBuf::from(".")))
+    let root = input.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    let apply = Mode::Apply { dry_run: false };
+    let request = read_as_asked(&input, text, &name, wait, apply)
+        .root(root)
         .convert(to);
     match request.run() {
         Ok(outcome) => {

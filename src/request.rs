@@ -233,10 +233,19 @@ impl<'a> Request<'a> {
     /// (`usage_error`) or its root cannot be opened (`io_error`); a patch
     /// refused is an `Ok` outcome whose [`Outcome::ok`] is false.
     pub fn run(self) -> Result<Outcome, Refused> {
+        self.finished(Request::run_as_asked)
+    }
+
+    /// `run` (after the JSON the patch may come as is read), with the
+    /// calls it came in kept in the outcome and its words the caller's.
+    fn finished(
+        self,
+        run: impl FnOnce(Self) -> Result<Outcome, Refused>,
+    ) -> Result<Outcome, Refused> {
         let caller = self.caller;
         let result = self.opened().and_then(|this| {
             let calls = this.calls.clone();
-            this.run_as_asked().map(|o| Outcome { calls, ..o })
+            run(this).map(|o| Outcome { calls, ..o })
         });
         reworded(caller, result)
     }
@@ -268,35 +277,28 @@ impl<'a> Request<'a> {
     /// disk: the tree is the caller's, changed only when every file
     /// applies. Errors as [`Request::run`].
     pub fn run_in(self, tree: &mut dyn FileTree) -> Result<Outcome, Refused> {
-        let caller = self.caller;
-        let this = match self.opened() {
-            Ok(this) => this,
-            Err(d) => return reworded(caller, Err(d)),
-        };
-        let calls = this.calls.clone();
-        let result = this.run_in_opened(tree);
-        reworded(caller, result.map(|o| Outcome { calls, ..o }))
+        self.finished(|this| {
+            if this.root.is_some() && this.refused.is_none() {
+                let why = "a request run in a given tree takes no root";
+                return Err(Box::new(Diagnostic::new(Code::UsageError, why)));
+            }
+            let (mode, options, go_on) = (this.mode, this.options, this.go_on);
+            let (unwrapped, format) = this.read()?;
+            Ok(crate::run_unwrapped(
+                unwrapped,
+                format,
+                mode,
+                Some(tree),
+                None,
+                options,
+                go_on,
+            ))
+        })
     }
 
-    fn run_in_opened(self, tree: &mut dyn FileTree) -> Result<Outcome, Refused> {
-        let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
-        let result = match (self.refused, &self.root) {
-            (Some(why), _) => Err(usage(why)),
-            (None, Some(_)) => Err(usage("a request run in a given tree takes no root".into())),
-            (None, None) => Format::from_arg(self.format.as_deref().unwrap_or("auto"))
-                .map_err(usage)
-                .map(|format| {
-                    let unwrapped = unwrap::unwrap(self.patch);
-                    let format = format.or_else(|| formats::detect(unwrapped.body()));
-                    let (mode, options, go_on) = (self.mode, self.options, self.go_on);
-                    crate::run_unwrapped(unwrapped, format, mode, Some(tree), None, options, go_on)
-                }),
-        };
-        result
-    }
-
-    /// [`Request::run`], in the command line's words.
-    fn run_as_asked(self) -> Result<Outcome, Refused> {
+    /// The patch unwrapped and its format, given or detected; refused when
+    /// the request was wrong as built or names no format.
+    fn read(self) -> Result<(unwrap::Unwrapped, Option<Format>), Refused> {
         let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
         if let Some(why) = self.refused {
             return Err(usage(why));
@@ -304,43 +306,50 @@ impl<'a> Request<'a> {
         let format = Format::from_arg(self.format.as_deref().unwrap_or("auto")).map_err(usage)?;
         let unwrapped = unwrap::unwrap(self.patch);
         let format = format.or_else(|| formats::detect(unwrapped.body()));
-        let root = match (self.root, self.mode) {
+        Ok((unwrapped, format))
+    }
+
+    /// [`Request::run`], in the command line's words.
+    fn run_as_asked(mut self) -> Result<Outcome, Refused> {
+        let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
+        let (given_root, patch_file) = (self.root.take(), self.patch_file.take());
+        let (mode, options, wait, fsync, go_on) =
+            (self.mode, self.options, self.wait, self.fsync, self.go_on);
+        let (unwrapped, format) = self.read()?;
+        let root = match (given_root, mode) {
             (Some(root), _) => Some(root),
             (None, Mode::Lint) => None,
-            (None, Mode::Apply { .. }) => Some(
-                beside(self.patch_file.as_deref(), format).unwrap_or_else(|| PathBuf::from(".")),
-            ),
+            (None, Mode::Apply { .. }) => {
+                Some(beside(patch_file.as_deref(), format).unwrap_or_else(|| PathBuf::from(".")))
+            }
         };
-        if self.options.diff && root.is_none() {
+        if options.diff && root.is_none() {
             return Err(usage("--diff shows changes to a tree: give --root".into()));
         }
         let Some(root) = root else {
-            let (mode, options, go_on) = (self.mode, self.options, self.go_on);
             return Ok(crate::run_unwrapped(
                 unwrapped, format, mode, None, None, options, go_on,
             ));
         };
-        let write = self.mode == (Mode::Apply { dry_run: false });
-        let (mut tree, recovered) =
-            match apply::open_root_until(&root, write, self.wait, self.go_on) {
-                Ok(opened) => opened,
-                Err(_) if !(self.go_on)() => {
-                    let cancelled = Diagnostic::new(
-                        Code::Cancelled,
-                        "the call was cancelled while it waited for the root",
-                    );
-                    return Ok(Outcome::failed(format, self.mode, cancelled));
-                }
-                Err(d) if matches!(d.code, Code::RootBusy | Code::RecoveryConflict) => {
-                    let mut outcome = Outcome::failed(format, self.mode, *d);
-                    outcome.text = unwrapped.text;
-                    return Ok(outcome);
-                }
-                Err(d) => return Err(d),
-            };
-        tree.set_sync(self.fsync);
+        let write = mode == (Mode::Apply { dry_run: false });
+        let (mut tree, recovered) = match apply::open_root_until(&root, write, wait, go_on) {
+            Ok(opened) => opened,
+            Err(_) if !go_on() => {
+                let cancelled = Diagnostic::new(
+                    Code::Cancelled,
+                    "the call was cancelled while it waited for the root",
+                );
+                return Ok(Outcome::failed(format, mode, cancelled));
+            }
+            Err(d) if matches!(d.code, Code::RootBusy | Code::RecoveryConflict) => {
+                let mut outcome = Outcome::failed(format, mode, *d);
+                outcome.text = unwrapped.text;
+                return Ok(outcome);
+            }
+            Err(d) => return Err(d),
+        };
+        tree.set_sync(fsync);
         let canonical = tree.root().to_path_buf();
-        let (mode, options, go_on) = (self.mode, self.options, self.go_on);
         let mut outcome = guarded(&mut tree, |tree| {
             crate::run_unwrapped(
                 unwrapped,

@@ -9,6 +9,9 @@ use similar::TextDiff;
 use crate::apply::{Change, Plan, LINK_MODE};
 use crate::paths::RelPath;
 
+/// The unchanged lines git shows around each change.
+const GIT: usize = 3;
+
 /// Each file's section of the diff, by the path the change leaves behind.
 pub fn sections(plan: &Plan) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = vec![];
@@ -22,12 +25,12 @@ pub fn sections(plan: &Plan) -> Vec<(String, String)> {
         let text = match change {
             Change::Create { path, output, mode } => {
                 let mode = git_mode(mode.unwrap_or(0o644));
-                added(path, &mode, &output.to_text())
+                added(path, &mode, &output.to_text(), GIT)
             }
-            Change::Symlink { path, target } => added(path, "120000", target),
+            Change::Symlink { path, target } => added(path, "120000", target, GIT),
             Change::Write { path, output, .. } => {
                 let head = header(path, path) + &modes(after(change));
-                head + &hunks(path, path, &output.original, &output.to_text())
+                head + &hunks(path, path, &output.original, &output.to_text(), GIT)
             }
             Change::Chmod { path, from, to } => {
                 let joined = i > 0 && plan.changes[i - 1].path() == path;
@@ -40,18 +43,18 @@ pub fn sections(plan: &Plan) -> Vec<(String, String)> {
                 path,
                 original,
                 mode,
-            } => deleted(path, *mode, original),
+            } => deleted(path, *mode, original, GIT),
             Change::Move {
                 from, to, output, ..
             } => {
                 let head = header(from, to)
                     + &modes(after(change))
                     + &format!("rename from {}\nrename to {}\n", quoted(from), quoted(to));
-                head + &hunks(from, to, &output.original, &output.to_text())
+                head + &hunks(from, to, &output.original, &output.to_text(), GIT)
             }
             Change::RemoveTree { files, .. } => files
                 .iter()
-                .map(|(path, text, mode)| deleted(path, *mode, text))
+                .map(|(path, text, mode)| deleted(path, *mode, text, GIT))
                 .collect(),
             Change::MoveTree { files, .. } => files
                 .iter()
@@ -80,44 +83,16 @@ pub(crate) fn file_section(
     let (Some(a), Some(b)) = (RelPath::new(from), RelPath::new(to)) else {
         return String::new();
     };
-    let hunks_with = |old: &str, new: &str| match old == new {
-        true => String::new(),
-        false => {
-            format!("--- {}\n+++ {}\n", prefixed("a/", &a), prefixed("b/", &b))
-                + &body_with(old, new, radius)
-        }
-    };
     match (before, after) {
-        (None, Some(text)) => {
-            let head = header(&b, &b) + "new file mode 100644\n";
-            match text.is_empty() {
-                true => head,
-                false => {
-                    head + &format!("--- /dev/null\n+++ {}\n", prefixed("b/", &b))
-                        + &body_with("", text, radius)
-                }
-            }
-        }
-        (Some(text), None) => {
-            let head = header(&a, &a) + "deleted file mode 100644\n";
-            match text.is_empty() {
-                true => head,
-                false => {
-                    head + &format!("--- {}\n+++ /dev/null\n", prefixed("a/", &a))
-                        + &body_with(text, "", radius)
-                }
-            }
-        }
+        (None, Some(text)) => added(&b, "100644", text, radius),
+        (Some(text), None) => deleted(&a, 0o644, text, radius),
         (Some(old), Some(new)) if a != b => {
             header(&a, &b)
                 + &format!("rename from {}\nrename to {}\n", quoted(&a), quoted(&b))
-                + &hunks_with(old, new)
+                + &hunks(&a, &b, old, new, radius)
         }
-        (Some(old), Some(new)) => match old == new {
-            true => String::new(),
-            false => header(&a, &b) + &hunks_with(old, new),
-        },
-        (None, None) => String::new(),
+        (Some(old), Some(new)) if old != new => header(&a, &b) + &hunks(&a, &b, old, new, radius),
+        _ => String::new(),
     }
 }
 
@@ -145,36 +120,33 @@ fn header(a: &RelPath, b: &RelPath) -> String {
     format!("diff --git {} {}\n", prefixed("a/", a), prefixed("b/", b))
 }
 
-fn added(path: &RelPath, mode: &str, text: &str) -> String {
+fn added(path: &RelPath, mode: &str, text: &str, radius: usize) -> String {
     let head = header(path, path) + &format!("new file mode {mode}\n");
     if text.is_empty() {
         return head;
     }
-    head + &format!("--- /dev/null\n+++ {}\n", prefixed("b/", path)) + &body("", text)
+    head + &format!("--- /dev/null\n+++ {}\n", prefixed("b/", path)) + &body("", text, radius)
 }
 
-fn deleted(path: &RelPath, mode: u32, text: &str) -> String {
+fn deleted(path: &RelPath, mode: u32, text: &str, radius: usize) -> String {
     let head = header(path, path) + &format!("deleted file mode {}\n", git_mode(mode));
     if text.is_empty() {
         return head;
     }
-    head + &format!("--- {}\n+++ /dev/null\n", prefixed("a/", path)) + &body(text, "")
+    head + &format!("--- {}\n+++ /dev/null\n", prefixed("a/", path)) + &body(text, "", radius)
 }
 
 /// The `---`/`+++` pair and hunks, when the text changed.
-fn hunks(a: &RelPath, b: &RelPath, old: &str, new: &str) -> String {
+fn hunks(a: &RelPath, b: &RelPath, old: &str, new: &str, radius: usize) -> String {
     if old == new {
         return String::new();
     }
-    format!("--- {}\n+++ {}\n", prefixed("a/", a), prefixed("b/", b)) + &body(old, new)
+    format!("--- {}\n+++ {}\n", prefixed("a/", a), prefixed("b/", b)) + &body(old, new, radius)
 }
 
-fn body(old: &str, new: &str) -> String {
-    body_with(old, new, 3)
-}
-
-/// [`body`] with `radius` unchanged lines around each change.
-fn body_with(old: &str, new: &str, radius: usize) -> String {
+/// The hunks of `old` → `new`, with `radius` unchanged lines around each
+/// change.
+fn body(old: &str, new: &str, radius: usize) -> String {
     // Lines end at `\n` only, as git reads them: a lone `\r` is text.
     let (old, new) = (lines(old), lines(new));
     let diff = TextDiff::configure()

@@ -43,8 +43,7 @@ pub fn unwrap(raw: String) -> Unwrapped {
     // Nothing but blank lines is an empty patch (its own error), not a
     // patch with blank lines around it.
     // Blank lines around SEARCH/REPLACE blocks are the message's own.
-    let blocks = || crate::formats::detect(&cut.text) == Some(Format::Searchreplace);
-    if cut.stripped_blank && cut.first < cut.last && !blocks() {
+    if cut.stripped_blank && cut.first < cut.last && !cut.holds_blocks() {
         cut.warnings.push(Diagnostic::new(
             Code::BlankLinesStripped,
             "blank lines before or after the patch were removed",
@@ -162,14 +161,17 @@ impl Cut {
         self.trim_blank();
     }
 
+    /// Whether the text still taken for the patch is SEARCH/REPLACE
+    /// blocks, whose fences, prose and blank lines are their own.
+    fn holds_blocks(&self) -> bool {
+        crate::formats::detect(&self.text[self.first..self.last]) == Some(Format::Searchreplace)
+    }
+
     /// A markdown fence around the patch, and text after its closing line.
     fn fence(&mut self) {
         // SEARCH/REPLACE blocks are fenced by their own grammar (a fence
         // per file, prose between): nothing around them is taken off.
-        let blocks = || {
-            crate::formats::detect(&self.text[self.first..self.last]) == Some(Format::Searchreplace)
-        };
-        if !self.starts_with_fence() || blocks() {
+        if !self.starts_with_fence() || self.holds_blocks() {
             return;
         }
         let open = Span::line_at(&self.text, self.first);

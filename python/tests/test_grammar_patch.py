@@ -224,3 +224,11 @@ def test_convert_prints_in_another_format_and_writes_nothing(root):
     assert refused["patch"] is None and refused["error"]["code"] == "unsupported_git_patch_feature"
     with pytest.raises(gp.UsageError):
         gp.convert(PATCH, root, "nope")
+
+
+def test_apply_openai_refuses_what_is_not_an_item(root):
+    with pytest.raises(gp.UsageError):
+        gp.apply_openai(PATCH, root)
+    with pytest.raises(gp.UsageError):
+        gp.apply_openai({"type": "update_file", "path": "f.txt"}, root)
+    assert (root / "f.txt").read_text() == "a\nb\n"

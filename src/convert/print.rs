@@ -11,21 +11,19 @@ use super::FileChange;
 /// A format's printer: the patch, or what it cannot state.
 pub type Printer = fn(&[FileChange], usize) -> Result<String, String>;
 
-/// One block of change: the lines it finds and the lines it leaves, each
-/// without its `\n`, and whether it reaches the old text's end.
+/// One block of change: the lines it finds and the lines it leaves (each
+/// with its `\n`, where the text has one), and whether it reaches the old
+/// text's end.
 struct Hunk<'a> {
     old: Vec<&'a str>,
     new: Vec<&'a str>,
     at_end: bool,
-    /// The lines with their `\n`, where one without tells a change.
-    raw: (Vec<&'a str>, Vec<&'a str>),
 }
 
 /// The blocks that turn `before` into `after`, each with up to `context`
 /// unchanged lines around it.
-fn hunks<'a>(before: &'a str, after: &'a str, context: usize) -> Result<Vec<Hunk<'a>>, String> {
-    let old: Vec<&str> = before.split_inclusive('\n').collect();
-    let new: Vec<&str> = after.split_inclusive('\n').collect();
+fn hunks<'a>(before: &'a str, after: &'a str, context: usize) -> Vec<Hunk<'a>> {
+    let (old, new) = (whole(before), whole(after));
     let diff = TextDiff::configure()
         .newline_terminated(true)
         .diff_slices(&old, &new);
@@ -39,31 +37,28 @@ fn hunks<'a>(before: &'a str, after: &'a str, context: usize) -> Result<Vec<Hunk
             first.old_range().start..last.old_range().end,
             first.new_range().start..last.new_range().end,
         );
-        // A last line without a newline is written as a line: the
-        // format's own reading (most keep the file's missing newline) is
-        // what `convert` verifies.
-        let lines = |side: &[&'a str], range: std::ops::Range<usize>| -> Vec<&'a str> {
-            side[range]
-                .iter()
-                .map(|l| l.strip_suffix('\n').unwrap_or(l))
-                .collect()
-        };
         out.push(Hunk {
             at_end: o.end == old.len(),
-            raw: (old[o.clone()].to_vec(), new[n.clone()].to_vec()),
-            old: lines(&old, o),
-            new: lines(&new, n),
+            old: old[o].to_vec(),
+            new: new[n].to_vec(),
         });
     }
-    Ok(out)
+    out
 }
 
-/// A new file's lines, each without its `\n`.
-fn whole(text: &str) -> Result<Vec<&str>, String> {
-    Ok(text
-        .split_inclusive('\n')
-        .map(|l| l.strip_suffix('\n').unwrap_or(l))
-        .collect())
+/// A text's lines, each with its `\n` (a last line may have none).
+fn whole(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+/// Each line after `mark`, ending in one `\n`: a last line without a
+/// newline is written as a line, and the format's own reading of it (most
+/// keep the file's missing newline) is what `convert` verifies.
+fn prefixed(mark: &str, lines: &[&str]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("{mark}{}\n", l.strip_suffix('\n').unwrap_or(l)))
+        .collect()
 }
 
 /// Where a file gains or loses its final newline, which only udiff (and
@@ -108,10 +103,7 @@ pub fn codex(changes: &[FileChange], context: usize) -> Result<String, String> {
         let source = c.from.as_deref().unwrap_or(&c.path);
         match (&c.before, &c.after) {
             (None, Some(after)) => {
-                out += &format!("*** Add File: {}\n", c.path);
-                for line in whole(after)? {
-                    out += &format!("+{line}\n");
-                }
+                out += &format!("*** Add File: {}\n{}", c.path, prefixed("+", &whole(after)));
             }
             (Some(_), None) => out += &format!("*** Delete File: {}\n", c.path),
             (Some(before), Some(after)) => {
@@ -119,9 +111,9 @@ pub fn codex(changes: &[FileChange], context: usize) -> Result<String, String> {
                 if c.from.is_some() {
                     out += &format!("*** Move to: {}\n", c.path);
                 }
-                for h in hunks(before, after, context)? {
+                for h in hunks(before, after, context) {
                     out += "@@\n";
-                    out += &marked(&h, ' ', '-', '+');
+                    out += &marked(&h);
                     if h.at_end {
                         out += "*** End of File\n";
                     }
@@ -135,19 +127,18 @@ pub fn codex(changes: &[FileChange], context: usize) -> Result<String, String> {
 
 /// A hunk's lines with their prefixes, as a diff lists them: context,
 /// then removed and added lines where they differ.
-fn marked(h: &Hunk, same: char, gone: char, added: char) -> String {
-    let diff = TextDiff::configure().diff_slices(&h.raw.0, &h.raw.1);
-    let mut out = String::new();
-    for change in diff.iter_all_changes() {
-        let mark = match change.tag() {
-            similar::ChangeTag::Equal => same,
-            similar::ChangeTag::Delete => gone,
-            similar::ChangeTag::Insert => added,
-        };
-        let line: &str = change.value();
-        out += &format!("{mark}{}\n", line.strip_suffix('\n').unwrap_or(line));
-    }
-    out
+fn marked(h: &Hunk) -> String {
+    let diff = TextDiff::configure().diff_slices(&h.old, &h.new);
+    diff.iter_all_changes()
+        .map(|change| {
+            let mark = match change.tag() {
+                similar::ChangeTag::Equal => " ",
+                similar::ChangeTag::Delete => "-",
+                similar::ChangeTag::Insert => "+",
+            };
+            prefixed(mark, &[change.value()])
+        })
+        .collect()
 }
 
 /// A file's path and its SEARCH/REPLACE blocks.
@@ -167,11 +158,10 @@ pub fn searchreplace(changes: &[FileChange], context: usize) -> Result<String, S
             {
                 return Err("a line that reads as a block's marker".to_string());
             }
-            let lines = |ls: &[&str]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
             Ok(format!(
                 "<<<<<<< SEARCH\n{}=======\n{}>>>>>>> REPLACE\n",
-                lines(old),
-                lines(new)
+                prefixed("", old),
+                prefixed("", new)
             ))
         };
         match (&c.before, &c.after) {
@@ -187,7 +177,7 @@ pub fn searchreplace(changes: &[FileChange], context: usize) -> Result<String, S
                     c.path
                 ))
             }
-            (None, Some(after)) => out += &format!("{}\n{}", c.path, block(&[], &whole(after)?)?),
+            (None, Some(after)) => out += &format!("{}\n{}", c.path, block(&[], &whole(after))?),
             (Some(_), None) => {
                 return Err(format!(
                     "`{}` is deleted, which SEARCH/REPLACE cannot state",
@@ -196,7 +186,7 @@ pub fn searchreplace(changes: &[FileChange], context: usize) -> Result<String, S
             }
             (Some(before), Some(after)) => {
                 out += &format!("{}\n", c.path);
-                for h in hunks(before, after, context)? {
+                for h in hunks(before, after, context) {
                     if h.old.is_empty() {
                         return Err(format!(
                             "`{}` was empty, so no text finds the change",
@@ -215,12 +205,6 @@ pub fn searchreplace(changes: &[FileChange], context: usize) -> Result<String, S
 /// `PATCHSET` … `ENDPATCHSET`.
 pub fn repopatch(changes: &[FileChange], context: usize) -> Result<String, String> {
     let mut out = String::from("PATCHSET\n");
-    let prefixed = |mark: &str, lines: &[&str]| {
-        lines
-            .iter()
-            .map(|l| format!("{mark}{l}\n"))
-            .collect::<String>()
-    };
     for c in changes {
         final_newline(c, "RepoPatch")?;
         if c.from.is_some() {
@@ -228,12 +212,10 @@ pub fn repopatch(changes: &[FileChange], context: usize) -> Result<String, Strin
         }
         out += &format!("PATCH {}\n", c.path);
         match (&c.before, &c.after) {
-            (None, Some(after)) => {
-                out += &format!("CREATEFILE\n{}", prefixed(". ", &whole(after)?))
-            }
+            (None, Some(after)) => out += &format!("CREATEFILE\n{}", prefixed(". ", &whole(after))),
             (Some(_), None) => out += "DELETEFILE\n",
             (Some(before), Some(after)) => {
-                for h in hunks(before, after, context)? {
+                for h in hunks(before, after, context) {
                     if h.old.is_empty() {
                         return Err(format!(
                             "`{}` was empty, so no old block finds the change",
@@ -276,10 +258,7 @@ pub fn ap(changes: &[FileChange], context: usize) -> Result<String, String> {
                 "a `{key}` of blank lines only, which ap cannot state"
             ));
         }
-        Ok(format!(
-            "{id} {key}\n{}",
-            lines.iter().map(|l| format!("{l}\n")).collect::<String>()
-        ))
+        Ok(format!("{id} {key}\n{}", prefixed("", lines)))
     };
     let mut out = format!("{id} AP 3.1\n");
     for c in changes {
@@ -302,12 +281,12 @@ pub fn ap(changes: &[FileChange], context: usize) -> Result<String, String> {
                 out += &format!(
                     "{id} FILE\n{}\n{id} CREATE\n{}",
                     c.path,
-                    value("content", &whole(after)?)?
+                    value("content", &whole(after))?
                 )
             }
             (Some(_), None) => out += &format!("{id} FILE\n{}\n{id} DELETE\n", c.path),
             (Some(before), Some(after)) => {
-                let blocks = hunks(before, after, context)?;
+                let blocks = hunks(before, after, context);
                 if !blocks.is_empty() {
                     out += &format!("{id} FILE\n{source}\n");
                 }

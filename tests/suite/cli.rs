@@ -964,3 +964,16 @@ fn convert_prints_what_git_apply_takes() {
     assert!(out.stdout.is_empty() && root.join("n.txt").exists());
     assert_eq!(status(&["convert", "--to", "nope", "-"]), Some(2));
 }
+
+/// `convert` prints the converted patch and nothing else: an output option
+/// beside it is a usage error, before anything is read.
+#[test]
+fn convert_takes_no_output_option() {
+    for option in ["--json", "--diff", "--stat", "--numstat"] {
+        assert_eq!(
+            status(&["convert", "--to", "udiff", option, "-"]),
+            Some(2),
+            "{option}"
+        );
+    }
+}
