@@ -465,9 +465,7 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         let e = "--provider-output openai answers apply_patch_call items; this patch is not one";
         return failed_command(Code::UsageError, e.into(), json, dry_run);
     }
-    let mut request = read_as_asked(&input, text, &name, wait, mode)
-        .diff(input.diff)
-        .fsync(fsync);
+    let mut request = read_as_asked(&input, text, &name, wait, mode).fsync(fsync);
     if let Some(root) = &input.root {
         request = request.root(root);
     }
@@ -505,7 +503,7 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
             let shown = match (input.stat, input.numstat) {
                 (true, _) => Shown::Stat,
                 (_, true) => Shown::Numstat,
-                _ if input.diff => Shown::Diff,
+                _ if input.diff || outcome.files.iter().any(|f| f.diff.is_some()) => Shown::Diff,
                 _ => Shown::Files,
             };
             print_outcome(&outcome, &name, input.json, shown, color);
@@ -517,7 +515,7 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
 
 /// A request to do `mode` with the patch `text` (read from `name`) as
 /// `apply`, `lint` and `convert` all read it: its format, a JSON tool call
-/// (which may make it a dry run), ap's tolerance, `-p`, `-R`, the wait for
+/// (which may make it a dry run or ask for the review diff), ap's tolerance, `-p`, `-R`, the wait for
 /// the root, the file it came from.
 fn read_as_asked(
     input: &Input,
@@ -526,11 +524,13 @@ fn read_as_asked(
     wait: std::time::Duration,
     mode: Mode,
 ) -> Request<'static> {
+    // The flags first: a tool call's own `tolerant` and `diff` add to them.
     let request = Request::new(text)
         .mode(mode)
         .format(&input.format)
-        .unpacking_tool_call(name)
         .tolerant(input.tolerant)
+        .diff(input.diff)
+        .unpacking_tool_call(name)
         .strip(input.strip)
         .reverse(input.reverse)
         .wait(wait);

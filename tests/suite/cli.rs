@@ -240,6 +240,31 @@ fn repopatch_apply_json_reports_format_and_warnings() {
     );
 }
 
+/// The call's own `tolerant` and `diff` are not switched off by flags the
+/// command line did not give: a call read from stdin means what it says.
+#[test]
+fn a_tool_calls_tolerant_and_diff_survive_absent_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("a.txt"), "a\n").unwrap();
+    // No `<ID> AP 3.2` header: strict ap refuses it, tolerant ap reads it.
+    let ap = "9f3c2a1e FILE\na.txt\n9f3c2a1e REPLACE\n9f3c2a1e snippet\na\n\
+              9f3c2a1e content\nA\n";
+    let call = serde_json::json!({"patch": ap, "format": "ap", "tolerant": true, "diff": true});
+    let mut cmd = bin();
+    cmd.args(["apply", "--json", "--root"]).arg(tmp.path());
+    let out = run_with_stdin(cmd, &call.to_string());
+    let v = json(&out);
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("a.txt")).unwrap(),
+        "A\n"
+    );
+    let diff = v["files"][0]["diff"]
+        .as_str()
+        .expect("the call asked for a diff");
+    assert!(diff.contains("-a\n+A\n"), "{diff}");
+}
+
 /// A JSON tool call, on stdin or as the PATCH file, is detected: its
 /// `patch` is applied with its `format` and `dry_run`; a bad one is a usage
 /// error that writes nothing.
