@@ -57,6 +57,7 @@ extern crate alloc;
 // The library's surface: the pipeline below, these modules, and the
 // `pub use` block after them.
 pub mod agent;
+pub mod anthropic;
 pub mod batch;
 pub mod convert;
 pub mod diagnostics;
@@ -178,6 +179,9 @@ pub struct Outcome {
     /// The OpenAI `apply_patch_call` items the patch came as, to answer
     /// with [`openai::outputs`]; empty for patch text.
     pub calls: Vec<openai::Call>,
+    /// The Anthropic text-editor commands the patch came as, to answer
+    /// with [`anthropic::results`]; empty for patch text.
+    pub commands: Vec<anthropic::Command>,
     /// With [`Options::convert`]: the patch printed in that format.
     pub converted: Option<String>,
 }
@@ -193,6 +197,7 @@ impl Outcome {
             diagnostics: vec![error],
             ignored_metadata: vec![],
             calls: vec![],
+            commands: vec![],
             converted: None,
         }
     }
@@ -270,7 +275,15 @@ pub fn run_with(
     root: Option<&Path>,
     options: Options,
 ) -> Outcome {
-    let unwrapped = unwrap::unwrap(raw.into());
+    let raw = raw.into();
+    let unwrapped = match anthropic::commands(&raw) {
+        Some(Ok(commands)) => unwrap::Unwrapped::commands(commands),
+        Some(Err(e)) => {
+            let d = Diagnostic::new(Code::UsageError, format!("text-editor commands: {e}"));
+            return Outcome::failed(None, mode, d);
+        }
+        None => unwrap::unwrap(raw),
+    };
     let format = format.or_else(|| formats::detect(unwrapped.body()));
     run_unwrapped(unwrapped, format, mode, tree, root, options, &|| true)
 }
@@ -295,6 +308,7 @@ pub(crate) fn run_unwrapped(
         diagnostics: unwrapped.warnings.clone(),
         ignored_metadata: vec![],
         calls: vec![],
+        commands: unwrapped.commands.clone(),
         converted: None,
     };
     if options.tolerant && format == Some(Format::Ap) {
@@ -320,8 +334,23 @@ fn pipeline(
     options: Options,
     go_on: &dyn Fn() -> bool,
 ) -> Result<(), Vec<Diagnostic>> {
-    let format = match outcome.format {
-        Some(f) => f,
+    let store = bumpalo::Bump::new();
+    let contents = tree.is_some();
+    let (patch, mut warnings) = match outcome.format {
+        _ if !unwrapped.commands.is_empty() => formats::commands::lower(
+            &unwrapped.text,
+            &store,
+            &unwrapped.commands,
+            &unwrapped.rendered,
+        ),
+        Some(format) => formats::parse_to(
+            format,
+            &unwrapped.text,
+            &store,
+            unwrapped.body,
+            options,
+            contents,
+        )?,
         None => {
             let d = Diagnostic::new(Code::UnknownFormat, "cannot tell which patch format this is")
                 .note("looked for `diff --git`/`--- ` (udiff), `*** Begin Patch` (codex), `PATCHSET` (repopatch), `<8 hex> AP 3.x` (ap)")
@@ -335,17 +364,6 @@ fn pipeline(
             }]);
         }
     };
-    outcome.format = Some(format);
-    let store = bumpalo::Bump::new();
-    let contents = tree.is_some();
-    let (patch, mut warnings) = formats::parse_to(
-        format,
-        &unwrapped.text,
-        &store,
-        unwrapped.body,
-        options,
-        contents,
-    )?;
     outcome.diagnostics.append(&mut warnings);
     outcome.ignored_metadata = patch.ignored_metadata.clone();
     let (errors, mut warnings): (Vec<_>, Vec<_>) = validate::validate(&patch, root)

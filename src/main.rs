@@ -171,7 +171,8 @@ struct Input {
     /// Print, instead of the result, the items to send back to the
     /// provider: for OpenAI `apply_patch_call` items, one
     /// `apply_patch_call_output` per call (`completed` or `failed`, with
-    /// what to fix).
+    /// what to fix); for Anthropic's text-editor commands, one
+    /// `tool_result` per `tool_use`.
     #[arg(long, value_enum, value_name = "P", conflicts_with_all = ["json", "diff", "stat", "numstat"])]
     provider_output: Option<ProviderOutput>,
 }
@@ -180,6 +181,8 @@ struct Input {
 enum ProviderOutput {
     /// `apply_patch_call_output` items for OpenAI's `apply_patch` tool.
     Openai,
+    /// `tool_result` blocks for Anthropic's text-editor tool.
+    Anthropic,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -461,8 +464,18 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         let e = "--wait takes a number of seconds".to_string();
         return failed_command(Code::UsageError, e, json, dry_run);
     };
-    if input.provider_output.is_some() && grammar_patch::openai::calls(&text).is_none() {
-        let e = "--provider-output openai answers apply_patch_call items; this patch is not one";
+    let answerable = match input.provider_output {
+        None => true,
+        Some(ProviderOutput::Openai) => grammar_patch::openai::calls(&text).is_some(),
+        Some(ProviderOutput::Anthropic) => grammar_patch::anthropic::commands(&text).is_some(),
+    };
+    if !answerable {
+        let e = match input.provider_output {
+            Some(ProviderOutput::Openai) => {
+                "--provider-output openai answers apply_patch_call items; this patch is not one"
+            }
+            _ => "--provider-output anthropic answers text-editor commands; this patch is not one",
+        };
         return failed_command(Code::UsageError, e.into(), json, dry_run);
     }
     let mut request = read_as_asked(&input, text, &name, wait, mode).fsync(fsync);
@@ -493,10 +506,13 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         }
         Ok(outcome) if input.provider_output.is_some() => {
             diagnostics::emit_stderr(&outcome.diagnostics, &name, &outcome.text, color);
-            out(&format!(
-                "{}\n",
-                grammar_patch::openai::outputs(&outcome.calls, &outcome)
-            ));
+            let reply = match input.provider_output {
+                Some(ProviderOutput::Openai) => {
+                    grammar_patch::openai::outputs(&outcome.calls, &outcome)
+                }
+                _ => grammar_patch::anthropic::results(&outcome.commands, &outcome),
+            };
+            out(&format!("{reply}\n"));
             outcome.exit_code()
         }
         Ok(outcome) => {

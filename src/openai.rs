@@ -226,7 +226,7 @@ pub fn outputs(calls: &[Call], outcome: &Outcome) -> Value {
 }
 
 /// What an applied operation did to its path, and the warnings about it.
-fn done(outcome: &Outcome, path: &str) -> String {
+pub(crate) fn done(outcome: &Outcome, path: &str) -> String {
     let verb = match outcome.mode {
         crate::Mode::Apply { dry_run: false } => "applied",
         _ => "would apply (dry run)",
@@ -256,7 +256,7 @@ fn done(outcome: &Outcome, path: &str) -> String {
 }
 
 /// An error as a model reads it: code, message, notes and hint.
-fn explained(e: &crate::Diagnostic) -> String {
+pub(crate) fn explained(e: &crate::Diagnostic) -> String {
     let mut out = format!("error[{}]: {}", e.code.as_str(), e.message);
     for note in &e.notes {
         out.push_str(&format!("\nnote: {note}"));

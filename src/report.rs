@@ -103,7 +103,10 @@ pub fn to_json(outcome: &Outcome) -> String {
 /// The same object as a JSON value (keys in the contract's order).
 pub fn to_value(outcome: &Outcome) -> serde_json::Value {
     let text = &LineNumbers::new(&outcome.text);
-    let format = outcome.format.map(|f| f.name());
+    let format = match outcome.commands.is_empty() {
+        true => outcome.format.map(|f| f.name()),
+        false => Some("anthropic"),
+    };
     let failed = outcome.diagnostics.iter().position(Diagnostic::is_error);
     let error = failed.map(|i| {
         let e = &outcome.diagnostics[i];

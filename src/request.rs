@@ -44,6 +44,7 @@ pub struct Request<'a> {
     refused: Option<String>,
     /// The OpenAI `apply_patch_call` items the patch came as.
     calls: Vec<crate::openai::Call>,
+    commands: Vec<crate::anthropic::Command>,
 }
 
 /// Why a request could not be run: `usage_error` (the call itself is
@@ -67,6 +68,7 @@ impl Request<'static> {
             caller: Caller::CommandLine,
             refused: None,
             calls: vec![],
+            commands: vec![],
         }
     }
 
@@ -93,8 +95,11 @@ impl<'a> Request<'a> {
     /// the call's `format` must agree with one given, and its `dry_run`
     /// makes an apply a dry run. `source` names the patch in messages.
     pub fn unpacking_tool_call(mut self, source: &str) -> Self {
-        // OpenAI's `apply_patch_call` items are read when the request runs.
-        if crate::openai::calls(&self.patch).is_some() {
+        // OpenAI's items and Anthropic's commands are read when the
+        // request runs.
+        if crate::openai::calls(&self.patch).is_some()
+            || crate::anthropic::commands(&self.patch).is_some()
+        {
             return self;
         }
         let Some(call) = payload::tool_call(&self.patch) else {
@@ -251,9 +256,19 @@ impl<'a> Request<'a> {
     }
 
     /// The request with OpenAI `apply_patch_call` items, where the patch is
-    /// such JSON, read as the codex patch they make (`openai.rs`).
+    /// such JSON, read as the codex patch they make (`openai.rs`); and
+    /// with Anthropic's text-editor commands read (`anthropic.rs`).
     fn opened(mut self) -> Result<Self, Refused> {
         let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
+        if let Some(commands) = crate::anthropic::commands(&self.patch) {
+            self.commands = commands.map_err(|e| usage(format!("text-editor commands: {e}")))?;
+            if let Some(other) = self.format.as_deref().filter(|f| *f != "auto") {
+                return Err(usage(format!(
+                    "Anthropic's text-editor commands are no patch in `{other}`: give no --format"
+                )));
+            }
+            return Ok(self);
+        }
         let Some(calls) = crate::openai::calls(&self.patch) else {
             return Ok(self);
         };
@@ -302,6 +317,9 @@ impl<'a> Request<'a> {
         let usage = |message: String| Box::new(Diagnostic::new(Code::UsageError, message));
         if let Some(why) = self.refused {
             return Err(usage(why));
+        }
+        if !self.commands.is_empty() {
+            return Ok((unwrap::Unwrapped::commands(self.commands), None));
         }
         let format = Format::from_arg(self.format.as_deref().unwrap_or("auto")).map_err(usage)?;
         let unwrapped = unwrap::unwrap(self.patch);

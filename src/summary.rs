@@ -176,6 +176,7 @@ pub fn to_value(parsed: &Parsed) -> serde_json::Value {
         diagnostics: parsed.diagnostics.clone(),
         ignored_metadata: vec![],
         calls: vec![],
+        commands: vec![],
         converted: None,
     };
     let mut value = crate::report::to_value(&outcome);

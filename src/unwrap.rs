@@ -19,9 +19,25 @@ pub struct Unwrapped {
     pub body: Span,
     /// What was taken off, each a warning.
     pub warnings: Vec<Diagnostic>,
+    /// Anthropic's text-editor commands, which `text` renders, and where
+    /// each one's parts lie in it; empty for patch text.
+    pub commands: Vec<crate::anthropic::Command>,
+    pub rendered: Vec<crate::anthropic::Rendered>,
 }
 
 impl Unwrapped {
+    /// Anthropic's text-editor commands, as the text diagnostics show.
+    pub fn commands(commands: Vec<crate::anthropic::Command>) -> Self {
+        let (text, rendered) = crate::anthropic::render(&commands);
+        Unwrapped {
+            body: crate::ir::Span::new(0, text.len()),
+            text,
+            warnings: vec![],
+            commands,
+            rendered,
+        }
+    }
+
     /// The text the grammar parses.
     pub fn body(&self) -> &str {
         &self.text[self.body.start..self.body.end]
@@ -54,6 +70,8 @@ pub fn unwrap(raw: String) -> Unwrapped {
         text: cut.text,
         body,
         warnings: cut.warnings,
+        commands: vec![],
+        rendered: vec![],
     }
 }
 

@@ -15,6 +15,7 @@ pub(crate) use ap::correct_drifted_ids;
 
 mod ap;
 mod codex;
+pub(crate) mod commands;
 mod git_binary;
 #[cfg(test)]
 mod grammars;

@@ -106,6 +106,15 @@ pub enum Hint {
     /// The old block is the whole file, and matches only as such (git's
     /// binary literals, which state a file's old and new bytes).
     Whole,
+    /// The old block is text, not lines (Anthropic's `str_replace`): its
+    /// lines joined, with a last line end only where the edit has one, are
+    /// sought as an exact substring of the file, which may be part of a
+    /// line, and must occur once; only where they occur nowhere are they
+    /// read as whole lines on the ladder (`planning/textual.rs`).
+    Text,
+    /// The new block goes after this 1-based line (0: before the first) of
+    /// the file as the edits before it left it (Anthropic's `insert`).
+    AfterLine(u32),
 }
 
 /// How lines are compared, from strict to loose. A format lists the levels

@@ -45,7 +45,9 @@ use super::support::{describe_difference, mode_of, Snapshot};
 const MEM_ROOT: &str = "/mem/root";
 
 struct Case {
-    format: Format,
+    /// The suite's name: its format's, or `anthropic` for text-editor
+    /// commands (JSON, which no grammar describes).
+    suite: &'static str,
     name: String,
     dir: PathBuf,
     patch: String,
@@ -150,7 +152,7 @@ fn tree(dir: &Path, name: &str) -> Snapshot {
     snap
 }
 
-fn load(format: Format, name: String, dir: PathBuf) -> Case {
+fn load(suite: &'static str, name: String, dir: PathBuf) -> Case {
     let patch = fs::read(dir.join("patch")).expect("patch file");
     let mut warnings = lines_of(&dir.join("expect-warnings"));
     warnings.sort();
@@ -196,7 +198,7 @@ fn load(format: Format, name: String, dir: PathBuf) -> Case {
         }
     }
     Case {
-        format,
+        suite,
         patch: grammar_patch::lossless::decode(patch),
         forced,
         options,
@@ -410,14 +412,14 @@ fn run_in_memory(case: &Case) -> Option<(Outcome, Vec<String>)> {
 }
 
 fn run_format(format: Format) {
-    run_suite(format, cases(format));
+    run_suite(format.name(), cases(format));
 }
 
-fn run_suite(format: Format, cases: Vec<(String, PathBuf)>) {
+fn run_suite(suite: &'static str, cases: Vec<(String, PathBuf)>) {
     let mut failures = vec![];
-    assert!(!cases.is_empty(), "no fixtures for {format}");
+    assert!(!cases.is_empty(), "no fixtures for {suite}");
     for (name, dir) in cases {
-        let case = load(format, name, dir);
+        let case = load(suite, name, dir);
         let (disk_outcome, mut problems) = run_on_disk(&case);
         let shown = match run_in_memory(&case) {
             Some((outcome, more)) => {
@@ -429,13 +431,13 @@ fn run_suite(format: Format, cases: Vec<(String, PathBuf)>) {
         if problems.is_empty() && !shown.diagnostics.is_empty() {
             let rendered = diagnostics::render_plain(&shown.diagnostics, "patch", &shown.text);
             insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, description => case.dir.display().to_string().split("tests/").last().unwrap_or_default().to_string() }, {
-                insta::assert_snapshot!(format!("{}__{}", case.format.name(), case.name), rendered);
+                insta::assert_snapshot!(format!("{}__{}", case.suite, case.name), rendered);
             });
         }
         failures.extend(
             problems
                 .into_iter()
-                .map(|p| format!("{}/{}: {p}", format.name(), case.name)),
+                .map(|p| format!("{suite}/{}: {p}", case.name)),
         );
     }
     assert!(
@@ -481,9 +483,39 @@ fn searchreplace_fixtures() {
     run_format(Format::Searchreplace);
 }
 
+/// `tests/fixtures/anthropic/`: Anthropic's text-editor commands (JSON:
+/// one `input`, `tool_use` blocks, an assistant message), which no grammar
+/// describes; they apply through the same applier.
+#[test]
+fn anthropic_fixtures() {
+    run_suite("anthropic", suite("anthropic"));
+}
+
+/// Every error a text-editor command can meet has a fixture: a text that
+/// occurs nowhere or several times, a line past the end, a file to create
+/// that exists, a file to edit that does not, a path out of the root.
+/// (A command the tool refuses, `view` or `undo_edit`, is a usage error:
+/// see anthropic.rs.)
+#[test]
+fn anthropic_fixtures_cover_its_error_codes() {
+    let codes = [
+        Code::ContextNotFound,
+        Code::AmbiguousContext,
+        Code::FileExists,
+        Code::FileNotFound,
+        Code::PathEscape,
+    ];
+    assert_suite_covers("anthropic", suite("anthropic"), &codes);
+}
+
 /// Asserts that some fixture of `format` expects each of `codes`.
 fn assert_covered(format: Format, codes: &[Code]) {
-    let covered: Vec<String> = cases(format)
+    assert_suite_covers(format.name(), cases(format), codes);
+}
+
+fn assert_suite_covers(suite: &str, cases: Vec<(String, PathBuf)>, codes: &[Code]) {
+    let format = suite;
+    let covered: Vec<String> = cases
         .iter()
         .filter_map(|(_, dir)| read_opt(&dir.join("expect-error")))
         .map(|s| s.trim().to_string())
@@ -707,7 +739,7 @@ fn spoiled_success_fixtures_give_their_result_or_a_refusal() {
     let (mut right, mut refused, mut problems) = (0, 0, vec![]);
     for format in [Format::Udiff, Format::Codex, Format::Repopatch, Format::Ap] {
         for (name, dir) in cases(format) {
-            let case = load(format, name, dir);
+            let case = load(format.name(), name, dir);
             // Patches already spoiled (their warnings say so) are left out:
             // a second spoiling may undo the first (make the context exact
             // again), and then the added lines are rightly left as written.

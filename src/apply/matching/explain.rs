@@ -189,7 +189,8 @@ impl Locating<'_, '_> {
             Some(Hint::Near(h)) => Some((h as usize).saturating_add_signed(drift)),
             Some(Hint::From(h)) => Some(h as usize),
             Some(Hint::Whole) => Some(0),
-            None => None,
+            Some(Hint::AfterLine(h)) => Some(h as usize),
+            Some(Hint::Text) | None => None,
         }
     }
 

@@ -63,6 +63,13 @@ impl<'s> OpCx<'_, 's> {
                 .path(rel.as_str()),
             );
         }
+        if super::textual::as_text(edits) {
+            let new = self.edit_as_text(rel, text, edits)?;
+            let mut whole = Builder::new(&new);
+            whole.push_original(0, new.len());
+            let pieces = whole.finish();
+            return Ok(Output::over(original, new, pieces));
+        }
         // A large original's brackets are counted on another core while
         // the edits are placed: the count is needed only at the end, and
         // only when the edits change it, but it is a pass over the whole

@@ -9,6 +9,7 @@
 //! - `sequential.rs`: edits located in the file as the earlier ones left it.
 //! - `evolve/`: that file, as a linked list of lines.
 //! - `repeated.rs`: a path several blocks name, each applying to what the ones before it left.
+//! - `textual.rs`: edits located as text (Anthropic's `str_replace`, `insert`).
 //! - `assemble.rs`: the new text from the placed edits.
 
 mod assemble;
@@ -21,3 +22,4 @@ mod op;
 pub mod plan;
 mod repeated;
 mod sequential;
+mod textual;
