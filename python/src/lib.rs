@@ -177,6 +177,35 @@ fn apply_openai(py: Python<'_>, items: String, root: PathBuf, dry_run: bool) -> 
     Ok(grammar_patch::openai::outputs(&outcome.calls, &outcome).to_string())
 }
 
+/// Anthropic text-editor commands (JSON text) applied to the tree under
+/// `root`, all or none: the `tool_result` blocks to send back (JSON text).
+#[pyfunction]
+#[pyo3(signature = (commands, root, *, dry_run=false))]
+fn apply_anthropic(
+    py: Python<'_>,
+    commands: String,
+    root: PathBuf,
+    dry_run: bool,
+) -> PyResult<String> {
+    match grammar_patch::anthropic::commands(&commands) {
+        None => {
+            return Err(usage(
+                "not text-editor commands (`str_replace`, `create`, `insert`)",
+            ))
+        }
+        Some(Err(e)) => return Err(usage(format!("text-editor commands: {e}"))),
+        Some(Ok(_)) => {}
+    }
+    let request = Request::new(commands)
+        .caller(Caller::Python)
+        .dry_run(dry_run)
+        .root(root);
+    let outcome = py
+        .detach(move || request.run())
+        .map_err(|d| usage(d.message))?;
+    Ok(grammar_patch::anthropic::results(&outcome.commands, &outcome).to_string())
+}
+
 /// `patch`'s edits, located in the tree under `root`, printed in format
 /// `to` (verified): the JSON result and the printed patch (`None` when
 /// refused). Writes nothing.
@@ -302,6 +331,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply_batch, m)?)?;
     m.add_function(wrap_pyfunction!(parse, m)?)?;
     m.add_function(wrap_pyfunction!(apply_openai, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_anthropic, m)?)?;
     m.add_function(wrap_pyfunction!(convert, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

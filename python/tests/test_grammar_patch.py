@@ -133,7 +133,8 @@ def test_the_typed_dicts_are_the_schema():
         assert typed.__optional_keys__ == set(part["properties"]) - set(part["required"]), typed
     assert set(typing.get_args(gp.Code)) == set(defs["code"]["enum"])
     assert set(typing.get_args(gp.Action)) == set(defs["file"]["properties"]["action"]["enum"])
-    assert set(typing.get_args(gp.FormatName)) | {None} == set(schema["properties"]["format"]["enum"])
+    assert set(typing.get_args(gp.ReadAs)) | {None} == set(schema["properties"]["format"]["enum"])
+    assert set(typing.get_args(gp.ReadAs)) == set(typing.get_args(gp.FormatName)) | {"anthropic"}
 
 
 def test_a_real_result_has_every_required_key(root):
@@ -231,4 +232,32 @@ def test_apply_openai_refuses_what_is_not_an_item(root):
         gp.apply_openai(PATCH, root)
     with pytest.raises(gp.UsageError):
         gp.apply_openai({"type": "update_file", "path": "f.txt"}, root)
+    assert (root / "f.txt").read_text() == "a\nb\n"
+
+
+def test_apply_anthropic_answers_each_tool_use(root):
+    message = {"role": "assistant", "content": [
+        {"type": "text", "text": "Fixing it."},
+        {"type": "tool_use", "id": "toolu_1", "name": "str_replace_based_edit_tool",
+         "input": {"command": "str_replace", "path": "f.txt", "old_str": "b", "new_str": "B"}},
+        {"type": "tool_use", "id": "toolu_2", "name": "str_replace_based_edit_tool",
+         "input": {"command": "insert", "path": "f.txt", "insert_line": 0, "new_str": "top"}},
+    ]}
+    blocks = gp.apply_anthropic(message, root)
+    assert [b["tool_use_id"] for b in blocks] == ["toolu_1", "toolu_2"]
+    assert all(b["type"] == "tool_result" and b["is_error"] is False for b in blocks)
+    assert (root / "f.txt").read_text() == "top\na\nB\n"
+    # `b` occurs nowhere now: refused, with the reason, and nothing written.
+    again = gp.apply_anthropic(json.dumps(message), root)
+    assert again[0]["is_error"] is True
+    assert again[0]["content"].startswith("error[context_not_found]")
+    assert again[1]["content"].startswith("not applied: `toolu_1` failed")
+    assert (root / "f.txt").read_text() == "top\na\nB\n"
+
+
+def test_apply_anthropic_refuses_what_it_does_not_do(root):
+    with pytest.raises(gp.UsageError, match="this tool applies edits"):
+        gp.apply_anthropic({"command": "view", "path": "f.txt"}, root)
+    with pytest.raises(gp.UsageError):
+        gp.apply_anthropic(PATCH, root)
     assert (root / "f.txt").read_text() == "a\nb\n"

@@ -63,3 +63,12 @@ def everything(root: str) -> None:
     text: str = gp.grammar("codex") + gp.prompt("codex") + str(definition) + gp.__version__
     found: Optional[str] = gp.detect(text)
     print(found, parsed(text), memory({"f.txt": "a"}, text))
+
+
+def replies(root: str) -> List[str]:
+    out = []
+    for item in gp.apply_openai({"type": "delete_file", "path": "x"}, root):
+        out.append(f"{item['type']} {item['call_id']} {item['status']} {item['output']}")
+    for block in gp.apply_anthropic({"command": "create", "path": "n.txt", "file_text": ""}, root):
+        out.append(f"{block['type']} {block['tool_use_id']} {block['is_error']} {block['content']}")
+    return out

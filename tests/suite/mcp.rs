@@ -153,6 +153,17 @@ fn an_mcp_client_applies_lints_and_reads_resources() {
             .unwrap();
         assert_eq!(text(&sr)["format"], "searchreplace");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nB\n");
+        // Anthropic's text-editor commands, applied: `B` becomes `b`.
+        let commands = json!([{"type": "tool_use", "id": "toolu_1", "name": "str_replace_based_edit_tool",
+            "input": {"command": "str_replace", "path": "f.txt", "old_str": "B", "new_str": "b"}}]);
+        let anthropic = client
+            .call_tool(call("apply_patch", json!({"patch": commands.to_string()})))
+            .await
+            .unwrap();
+        assert_eq!(anthropic.is_error, Some(false), "{}", text(&anthropic));
+        assert_eq!(text(&anthropic)["format"], "anthropic");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "a\nb\n");
+        std::fs::write(&file, "a\nB\n").unwrap();
 
         // Arguments outside the schema are refused, not guessed at: a tool
         // result with `isError` (the model reads it and corrects the call),

@@ -1,5 +1,7 @@
 /// Tool definitions, prompts and their worked examples.
 mod agent;
+/// Anthropic's text-editor commands: replies, refusals, the definition.
+mod anthropic;
 /// Fault injection: a failure at any commit step leaves the tree unchanged.
 mod atomic;
 /// The binary: exit codes, JSON shape, text output.

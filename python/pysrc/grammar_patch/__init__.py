@@ -23,7 +23,8 @@ from . import _native
 __all__ = [
     "UsageError", "Result", "FileResult", "Diagnostic", "Error", "Code",
     "MemoryResult", "Parsed", "ParsedFile", "ParsedHunk", "ToolDefinition",
-    "ApplyPatchCallOutput", "apply_openai", "Converted", "convert",
+    "ApplyPatchCallOutput", "apply_openai", "ToolResultBlock", "apply_anthropic",
+    "Converted", "convert", "ReadAs",
     "apply", "lint", "apply_to", "apply_batch", "parse",
     "grammar", "tool", "prompt", "detect", "__version__",
 ]
@@ -47,6 +48,8 @@ Code = Literal[
     "untrusted_journal", "interrupted_apply",
 ]
 FormatName = Literal["udiff", "codex", "repopatch", "ap", "searchreplace"]
+# What a result says it read: a format, or Anthropic's text-editor commands.
+ReadAs = Literal["udiff", "codex", "repopatch", "ap", "searchreplace", "anthropic"]
 Action = Literal["added", "modified", "deleted", "renamed", "dir_created", "unchanged"]
 
 # `from` is a keyword, so this one is spelt the functional way.
@@ -89,7 +92,7 @@ class Error(_Error, total=False):
 
 class _Result(TypedDict):
     ok: bool
-    format: Optional[FormatName]
+    format: Optional[ReadAs]
     dry_run: bool
     files: List[FileResult]
     diagnostics: List[Diagnostic]
@@ -144,6 +147,15 @@ class Parsed(_Parsed, total=False):
     """What a patch holds, read without a tree (:func:`parse`)."""
 
     error: Error
+
+
+class ToolResultBlock(TypedDict):
+    """What to send back to Anthropic for one text-editor `tool_use`."""
+
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: str
+    is_error: bool
 
 
 class ApplyPatchCallOutput(TypedDict):
@@ -297,6 +309,20 @@ def apply_openai(items: Union[str, Mapping[str, Any], List[Mapping[str, Any]]], 
     outputs: List[ApplyPatchCallOutput] = json.loads(
         _checked(lambda: _native.apply_openai(text, path, dry_run=dry_run)))
     return outputs
+
+
+def apply_anthropic(commands: Union[str, Mapping[str, Any], List[Mapping[str, Any]]],
+                    root: PathLike, *, dry_run: bool = False) -> List[ToolResultBlock]:
+    """Applies Anthropic text-editor commands (JSON text, one ``input``, a
+    ``tool_use`` block, a list of them, or the assistant message holding
+    them) to the tree under ``root``, all or none, in order, and returns
+    the ``tool_result`` blocks to send back, one per ``tool_use``.
+    ``view`` and ``undo_edit`` raise :class:`UsageError`: this applies edits."""
+    text = commands if isinstance(commands, str) else json.dumps(commands)
+    path = _path(root)
+    blocks: List[ToolResultBlock] = json.loads(
+        _checked(lambda: _native.apply_anthropic(text, path, dry_run=dry_run)))
+    return blocks
 
 
 def convert(patch: str, root: PathLike, to: str, *, format: Optional[str] = None,
