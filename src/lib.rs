@@ -373,7 +373,17 @@ fn pipeline(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let Some(tree) = tree else { return Ok(()) };
+    let Some(tree) = tree else {
+        // No tree: a conversion prints the patch's own edits, where it can.
+        if let (Some(to), Some(from)) = (options.convert, outcome.format) {
+            outcome.converted =
+                Some(convert::rootless::convert(&patch, from, to).map_err(|d| vec![*d])?);
+        } else if options.convert.is_some() {
+            let why = "Anthropic's commands replace text, not lines: converting them needs the files (give the root)";
+            return Err(vec![Diagnostic::new(Code::UnsupportedGitPatchFeature, why)]);
+        }
+        return Ok(());
+    };
     let mut plan = apply::plan(&patch, &*tree, root)?;
     outcome.diagnostics.append(&mut plan.warnings);
     if let Some(to) = options.convert {

@@ -573,11 +573,12 @@ fn convert_command(to: &str, input: Input, color: diagnostics::Color) -> i32 {
     let Some(wait) = seconds(input.wait) else {
         return usage_error("--wait takes a number of seconds");
     };
-    let root = input.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    // Without a root, the patch's own edits, where they say enough.
     let apply = Mode::Apply { dry_run: false };
-    let request = read_as_asked(&input, text, &name, wait, apply)
-        .root(root)
-        .convert(to);
+    let mut request = read_as_asked(&input, text, &name, wait, apply).convert(to);
+    if let Some(root) = &input.root {
+        request = request.root(root);
+    }
     match request.run() {
         Ok(outcome) => {
             diagnostics::emit_stderr(&outcome.diagnostics, &name, &outcome.text, color);

@@ -264,7 +264,7 @@ impl<'a> Request<'a> {
             self.commands = commands.map_err(|e| usage(format!("text-editor commands: {e}")))?;
             if let Some(other) = self.format.as_deref().filter(|f| *f != "auto") {
                 return Err(usage(format!(
-                    "Anthropic's text-editor commands are no patch in `{other}`: give no --format"
+                    "Anthropic's text-editor commands are no patch in `{other}`: give no format (or `auto`)"
                 )));
             }
             return Ok(self);

@@ -19,7 +19,9 @@ python3 - <<'PY'
 import os, pathlib
 root = pathlib.Path("tests/fixtures")
 out = pathlib.Path("fuzz/corpus")
-sel = {"udiff": 1, "codex": 2, "repopatch": 3, "ap": 4, "ap-3.2": 4 | 0x80, "searchreplace": 5}
+# Anthropic's commands are JSON, read by a request (selector 0: detected).
+sel = {"udiff": 1, "codex": 2, "repopatch": 3, "ap": 4, "ap-3.2": 4 | 0x80, "searchreplace": 5,
+       "anthropic": 0}
 for fmt_dir in sorted(p for p in root.iterdir() if p.is_dir()):
     fmt = fmt_dir.name
     target = "parse_" + ("ap" if fmt.startswith("ap") else fmt)
@@ -28,9 +30,10 @@ for fmt_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         if not patch.is_file():
             continue
         data = patch.read_bytes()
-        d = out / target
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"{fmt}_{case.name}").write_bytes(data)
+        if fmt != "anthropic":
+            d = out / target
+            d.mkdir(parents=True, exist_ok=True)
+            (d / f"{fmt}_{case.name}").write_bytes(data)
         before = case / "before"
         files = sorted(p for p in before.rglob("*") if p.is_file()) if before.is_dir() else []
         a = files[0].read_bytes() if files else b""

@@ -214,15 +214,16 @@ fn apply_anthropic(
 fn convert(
     py: Python<'_>,
     patch: String,
-    root: PathBuf,
+    root: Option<PathBuf>,
     to: &str,
     format: Option<String>,
     tolerant: bool,
 ) -> PyResult<(String, Option<String>)> {
     let to = format_named(to)?;
-    let request = request(patch, format, tolerant, false)
-        .root(root)
-        .convert(to);
+    let mut request = request(patch, format, tolerant, false).convert(to);
+    if let Some(root) = root {
+        request = request.root(root);
+    }
     let outcome = py
         .detach(move || request.run())
         .map_err(|d| usage(d.message))?;

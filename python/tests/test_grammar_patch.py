@@ -261,3 +261,12 @@ def test_apply_anthropic_refuses_what_it_does_not_do(root):
     with pytest.raises(gp.UsageError):
         gp.apply_anthropic(PATCH, root)
     assert (root / "f.txt").read_text() == "a\nb\n"
+
+
+def test_convert_without_a_root_prints_the_patch_s_own_edits(root):
+    converted = gp.convert(PATCH, None, "codex")
+    assert converted["ok"] and converted["patch"] == (
+        "*** Begin Patch\n*** Update File: f.txt\n@@\n a\n-b\n+B\n*** End Patch\n")
+    refused = gp.convert(PATCH, None, "ap")
+    assert refused["patch"] is None
+    assert "without the files" in refused["error"]["message"]

@@ -10,8 +10,10 @@
 //! the conversion is refused and says why.
 
 pub(crate) mod print;
+pub(crate) mod rootless;
 
 pub use print::Printer;
+pub use rootless::supported as rootless_pair;
 
 use crate::apply::{Change, MemTree, Plan};
 use crate::error::{Code, Diagnostic};

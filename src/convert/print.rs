@@ -54,7 +54,7 @@ fn whole(text: &str) -> Vec<&str> {
 /// Each line after `mark`, ending in one `\n`: a last line without a
 /// newline is written as a line, and the format's own reading of it (most
 /// keep the file's missing newline) is what `convert` verifies.
-fn prefixed(mark: &str, lines: &[&str]) -> String {
+pub(super) fn prefixed(mark: &str, lines: &[&str]) -> String {
     lines
         .iter()
         .map(|l| format!("{mark}{}\n", l.strip_suffix('\n').unwrap_or(l)))
@@ -146,24 +146,8 @@ pub fn searchreplace(changes: &[FileChange], context: usize) -> Result<String, S
     let mut out = String::new();
     for c in changes {
         final_newline(c, "SEARCH/REPLACE")?;
-        if c.path.contains([' ', '\t', '`', '*', ':', '<', '>']) {
-            return Err(format!(
-                "the path `{}` is not one SEARCH/REPLACE can name",
-                c.path
-            ));
-        }
-        let block = |old: &[&str], new: &[&str]| -> Result<String, String> {
-            if old.iter().any(|l| l.starts_with("======="))
-                || new.iter().any(|l| l.starts_with(">>>>>>>"))
-            {
-                return Err("a line that reads as a block's marker".to_string());
-            }
-            Ok(format!(
-                "<<<<<<< SEARCH\n{}=======\n{}>>>>>>> REPLACE\n",
-                prefixed("", old),
-                prefixed("", new)
-            ))
-        };
+        searchreplace_path(&c.path)?;
+        let block = searchreplace_block;
         match (&c.before, &c.after) {
             _ if c.from.is_some() => {
                 return Err(format!(
@@ -200,6 +184,29 @@ pub fn searchreplace(changes: &[FileChange], context: usize) -> Result<String, S
         }
     }
     Ok(out)
+}
+
+/// A path SEARCH/REPLACE can name on a line of its own.
+pub(super) fn searchreplace_path(path: &str) -> Result<(), String> {
+    match path.contains([' ', '\t', '`', '*', ':', '<', '>']) {
+        true => Err(format!(
+            "the path `{path}` is not one SEARCH/REPLACE can name"
+        )),
+        false => Ok(()),
+    }
+}
+
+/// One block: its SEARCH and REPLACE lines (each with its `\n`).
+pub(super) fn searchreplace_block(old: &[&str], new: &[&str]) -> Result<String, String> {
+    if old.iter().any(|l| l.starts_with("=======")) || new.iter().any(|l| l.starts_with(">>>>>>>"))
+    {
+        return Err("a line that reads as a block's marker".to_string());
+    }
+    Ok(format!(
+        "<<<<<<< SEARCH\n{}=======\n{}>>>>>>> REPLACE\n",
+        prefixed("", old),
+        prefixed("", new)
+    ))
 }
 
 /// `PATCHSET` … `ENDPATCHSET`.

@@ -147,7 +147,7 @@ fn what_this_tool_does_not_do_is_refused() {
         &call.to_string(),
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("give no --format"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give no format"));
     assert_eq!(
         std::fs::read_to_string(tmp.path().join("a.py")).unwrap(),
         "x = 1\n"

@@ -575,14 +575,16 @@ fn the_result_schema_lists_every_code() {
         .map(|c| c.as_str())
         .collect();
     assert_eq!(listed, codes);
-    // And exactly the formats, after `null` (not known yet).
+    // And exactly the formats, after `null` (not known yet), then
+    // `anthropic` (text-editor commands, which are no format).
     let formats: Vec<&str> = schema["properties"]["format"]["enum"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|f| f.as_str())
         .collect();
-    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+    let mut names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+    names.push("anthropic");
     assert_eq!(formats, names);
 }
 

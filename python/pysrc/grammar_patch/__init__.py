@@ -325,16 +325,18 @@ def apply_anthropic(commands: Union[str, Mapping[str, Any], List[Mapping[str, An
     return blocks
 
 
-def convert(patch: str, root: PathLike, to: str, *, format: Optional[str] = None,
+def convert(patch: str, root: Optional[PathLike], to: str, *, format: Optional[str] = None,
             tolerant: bool = False) -> Converted:
     """``patch``'s edits, located in the tree under ``root``, printed in
     format ``to`` and verified (applied in memory, the printed patch gives
     the same files); ``patch`` is None, with ``error`` saying why, where the
-    format cannot state a change. Writes nothing."""
+    format cannot state a change. With ``root=None``, the patch's own edits,
+    for the pairs whose source states enough (udiff to udiff, codex or
+    searchreplace; codex and searchreplace to each other). Writes nothing."""
     _need_str(patch, "patch")
     _need_str(to, "to")
     _need_str(format, "format", optional=True)
-    path = _path(root)
+    path = None if root is None else _path(root)
     text, printed = _checked(lambda: _native.convert(patch, path, to, format=format,
                                                      tolerant=tolerant))
     result: Converted = json.loads(text)
