@@ -76,14 +76,6 @@ pub fn convert(patch: &Patch, from: Format, to: Format) -> Result<String, Box<Di
     );
     match read {
         Ok((printed, _)) if edits(&printed, to) == edits(patch, to) => Ok(text),
-        Ok((printed, _)) if std::env::var_os("GP_CONVERT_DEBUG").is_some() => {
-            eprintln!(
-                "{text}\n{:#?}\n{:#?}",
-                edits(&printed, to),
-                edits(patch, to)
-            );
-            Err(refused("debug".into()))
-        }
         _ => Err(refused(format!(
             "the {to} patch printed does not read back as the same edits"
         ))),
