@@ -87,7 +87,7 @@ pub fn commands(text: &str) -> Option<Result<Vec<Command>, String>> {
     }
     let mut read = vec![];
     for (i, block) in blocks.into_iter().enumerate() {
-        let what = |m: String| format!("block {}: {m}", i + 1);
+        let what = |m: String| format!("command {}: {m}", i + 1);
         match block {
             _ if ours[i] => read.push(command(block).map_err(what)),
             Value::Object(m) if is_skipped(&m) => {}

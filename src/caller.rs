@@ -38,6 +38,11 @@ const PHRASES: &[(&str, &str, &str)] = &[
         "call again with `tolerant=True`",
     ),
     (
+        "give the tree the patch applies to (--root)",
+        "give the tree the patch applies to (the server's root)",
+        "give the tree the patch applies to (`root`)",
+    ),
+    (
         "--diff shows changes to a tree: give --root",
         "`diff` shows changes to a tree, and this call has none",
         "`diff=True` shows changes to a tree: give `root`",

@@ -63,7 +63,10 @@ enum Command {
         input: Input,
     },
     /// Print a patch's edits, located in the tree under --root, in another
-    /// format (verified: applied in memory, it gives the same files). Writes nothing.
+    /// format (verified: applied in memory, it gives the same files); without
+    /// --root, the patch's own edits, where its format states enough (udiff
+    /// to udiff, codex or searchreplace; codex and searchreplace to each
+    /// other). Writes nothing.
     Convert {
         /// The format to print.
         #[arg(long, value_name = "F")]

@@ -47,7 +47,7 @@ pub fn convert(patch: &Patch, from: Format, to: Format) -> Result<String, Box<Di
                 format!("cannot convert to {to} without the files: {why}"),
             )
             .hint(format!(
-                "give the tree the patch applies to (`--root`): then the edits are found \
+                "give the tree the patch applies to (--root): then the edits are found \
                  there and printed with the context {to} needs"
             )),
         )
