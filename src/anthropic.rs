@@ -283,37 +283,19 @@ pub struct Rendered {
 /// model can act on for the command it names, and for the others why
 /// they were not applied either.
 pub fn results(commands: &[Command], outcome: &Outcome) -> Value {
-    let error = outcome.diagnostics.iter().find(|d| d.is_error());
-    let failing = error
-        .and_then(|e| e.path.as_deref())
-        .and_then(|p| commands.iter().position(|c| c.path == p));
-    let blocks: Vec<Value> = commands
+    let asked: Vec<(Option<&str>, &str)> = commands
         .iter()
-        .enumerate()
-        .filter_map(|(i, c)| {
-            let id = c.id.as_ref()?;
-            let (is_error, content) = match error {
-                None => (false, crate::openai::done(outcome, &c.path)),
-                Some(e) if failing.is_none_or(|f| f == i) => (true, crate::openai::explained(e)),
-                Some(_) => {
-                    let other = failing
-                        .and_then(|f| commands[f].id.as_deref())
-                        .unwrap_or("another command");
-                    (
-                        true,
-                        format!(
-                            "not applied: `{other}` failed, and the commands of one reply \
-                             apply together or not at all; fix that one and send them all again"
-                        ),
-                    )
-                }
-            };
-            Some(json!({
+        .map(|c| (c.id.as_deref(), c.path.as_str()))
+        .collect();
+    let blocks = crate::replies::answers(&asked, outcome, "command")
+        .into_iter()
+        .map(|(id, answer)| {
+            json!({
                 "type": "tool_result",
                 "tool_use_id": id,
-                "content": content,
-                "is_error": is_error,
-            }))
+                "is_error": answer.is_err(),
+                "content": answer.unwrap_or_else(|why| why),
+            })
         })
         .collect();
     Value::Array(blocks)

@@ -86,6 +86,7 @@ internal!(apply, formats, ir, paths, payload, unwrap);
 mod bytes;
 mod caller;
 mod newlines;
+mod replies;
 mod request;
 mod review;
 mod trim;

@@ -189,82 +189,26 @@ pub fn to_codex(calls: &[Call]) -> String {
 /// was done; `failed` with the error a model can act on for the call it
 /// names, and for the others why they were not applied either.
 pub fn outputs(calls: &[Call], outcome: &Outcome) -> Value {
-    let error = outcome.diagnostics.iter().find(|d| d.is_error());
-    let failing = error
-        .and_then(|e| e.path.as_deref())
-        .and_then(|p| calls.iter().position(|c| c.operation.path() == p));
-    let items: Vec<Value> = calls
+    let asked: Vec<(Option<&str>, &str)> = calls
         .iter()
-        .enumerate()
-        .filter_map(|(i, call)| {
-            let call_id = call.call_id.as_ref()?;
-            let (status, output) = match error {
-                None => ("completed", done(outcome, call.operation.path())),
-                Some(e) if failing.is_none_or(|f| f == i) => ("failed", explained(e)),
-                Some(_) => {
-                    let other = failing
-                        .and_then(|f| calls[f].call_id.as_deref())
-                        .unwrap_or("another call");
-                    (
-                        "failed",
-                        format!(
-                            "not applied: `{other}` failed, and the operations of one reply \
-                             apply together or not at all; fix that one and send them all again"
-                        ),
-                    )
-                }
+        .map(|c| (c.call_id.as_deref(), c.operation.path()))
+        .collect();
+    let items = crate::replies::answers(&asked, outcome, "operation")
+        .into_iter()
+        .map(|(call_id, answer)| {
+            let (status, output) = match answer {
+                Ok(done) => ("completed", done),
+                Err(why) => ("failed", why),
             };
-            Some(json!({
+            json!({
                 "type": "apply_patch_call_output",
                 "call_id": call_id,
                 "status": status,
                 "output": output,
-            }))
+            })
         })
         .collect();
     Value::Array(items)
-}
-
-/// What an applied operation did to its path, and the warnings about it.
-pub(crate) fn done(outcome: &Outcome, path: &str) -> String {
-    let verb = match outcome.mode {
-        crate::Mode::Apply { dry_run: false } => "applied",
-        _ => "would apply (dry run)",
-    };
-    let mut out = match outcome
-        .files
-        .iter()
-        .find(|f| f.path == path || f.from.as_deref() == Some(path))
-    {
-        Some(f) => format!(
-            "{verb}: {} {} (+{} -{})",
-            f.action.word(),
-            f.path,
-            f.added,
-            f.removed
-        ),
-        None => format!("{verb}: {path}"),
-    };
-    for w in outcome
-        .diagnostics
-        .iter()
-        .filter(|d| d.path.as_deref() == Some(path))
-    {
-        out.push_str(&format!("\nwarning[{}]: {}", w.code.as_str(), w.message));
-    }
-    out
-}
-
-/// An error as a model reads it: code, message, notes and hint.
-pub(crate) fn explained(e: &crate::Diagnostic) -> String {
-    let mut out = format!("error[{}]: {}", e.code.as_str(), e.message);
-    for note in &e.notes {
-        out.push_str(&format!("\nnote: {note}"));
-    }
-    if let Some(hint) = &e.hint {
-        out.push_str(&format!("\nhint: {hint}"));
-    }
-    out
 }
 
 #[cfg(test)]

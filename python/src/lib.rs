@@ -167,14 +167,28 @@ fn apply_openai(py: Python<'_>, items: String, root: PathBuf, dry_run: bool) -> 
     if grammar_patch::openai::calls(&items).is_none() {
         return Err(usage("not apply_patch_call items (or bare operations)"));
     }
-    let request = Request::new(items)
+    replied(py, items, root, dry_run, |o| {
+        grammar_patch::openai::outputs(&o.calls, o)
+    })
+}
+
+/// A provider's reply applied under `root`, and the answer `answer` makes
+/// of the outcome (JSON text).
+fn replied(
+    py: Python<'_>,
+    reply: String,
+    root: PathBuf,
+    dry_run: bool,
+    answer: fn(&grammar_patch::Outcome) -> serde_json::Value,
+) -> PyResult<String> {
+    let request = Request::new(reply)
         .caller(Caller::Python)
         .dry_run(dry_run)
         .root(root);
     let outcome = py
         .detach(move || request.run())
         .map_err(|d| usage(d.message))?;
-    Ok(grammar_patch::openai::outputs(&outcome.calls, &outcome).to_string())
+    Ok(answer(&outcome).to_string())
 }
 
 /// Anthropic text-editor commands (JSON text) applied to the tree under
@@ -196,14 +210,9 @@ fn apply_anthropic(
         Some(Err(e)) => return Err(usage(format!("text-editor commands: {e}"))),
         Some(Ok(_)) => {}
     }
-    let request = Request::new(commands)
-        .caller(Caller::Python)
-        .dry_run(dry_run)
-        .root(root);
-    let outcome = py
-        .detach(move || request.run())
-        .map_err(|d| usage(d.message))?;
-    Ok(grammar_patch::anthropic::results(&outcome.commands, &outcome).to_string())
+    replied(py, commands, root, dry_run, |o| {
+        grammar_patch::anthropic::results(&o.commands, o)
+    })
 }
 
 /// `patch`'s edits, located in the tree under `root`, printed in format
