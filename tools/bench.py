@@ -15,9 +15,11 @@ keeps it literal.
 
 A scale may carry gen.py overrides, for a scaling series:
 `large:lines=100000,hunks=2500` or `wide:files=500` (--series runs the
-standard one: large at 50k to 400k lines with a hunk every 40 lines, and
+standard one: large at 50k to 8M lines with a hunk every 40 lines, and
 wide at 250 to 2,000 files), and prints the log-log slope of our time and
-GNU patch's against the input size.
+GNU patch's against the input size. The large scale is made by
+tools/gen_large.py: gen.py's file up to its corpus's size (about 850k
+lines), then copies whose lines are suffixed so that they stay unique.
 
 Prints one table row per scale and format: our median wall time, the
 paired median ratio to each peer (per round: ours / theirs), to the
@@ -44,7 +46,8 @@ def main():
     ap.add_argument("--series", action="store_true", help="the scaling series instead of --scales")
     a = ap.parse_args()
     if a.series:
-        a.scales = [f"large:lines={n},hunks={n // 40}" for n in (50000, 100000, 200000, 400000)] + [
+        a.scales = [f"large:lines={n},hunks={n // 40}"
+                    for n in (50000, 100000, 200000, 400000, 2000000, 8000000)] + [
             f"wide:files={n}" for n in (250, 500, 1000, 2000)]
     bench_dir = os.environ.get("BENCH_DIR", BENCH)
     raw = open(os.path.join(a.work, "bench.jsonl"), "w")
@@ -55,8 +58,14 @@ def main():
         work = os.path.join(a.work, spec.replace(":", "-").replace(",", "-").replace("=", ""))
         manifest = os.path.join(work, "manifest.json")
         if not os.path.exists(manifest) or json.load(open(manifest)).get("seed") != a.seed:
-            gen = [sys.executable, os.path.join(bench_dir, "gen.py"), "--scale", scale,
-                   "--seed", str(a.seed), "--out", work, "--force"]
+            # The large scale through tools/gen_large.py: gen.py's file,
+            # byte for byte, up to its corpus's size, then suffixed copies
+            # whose lines stay unique (2M and 8M lines).
+            if scale == "large":
+                gen = [sys.executable, os.path.join(HERE, "gen_large.py")]
+            else:
+                gen = [sys.executable, os.path.join(bench_dir, "gen.py"), "--scale", scale]
+            gen += ["--seed", str(a.seed), "--out", work, "--force"]
             for k, v in overrides.items():
                 gen += [f"--{k}", v]
             subprocess.run(gen, check=True, stdout=subprocess.DEVNULL)

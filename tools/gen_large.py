@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""gen.py's `large` scale past the end of its corpus, with every line unique.
+
+    tools/gen_large.py --lines N [--hunks H] --seed S --out DIR [--force]
+
+gen.py builds the large scale's one file by concatenating the corpus's
+files in a seeded order; past the corpus's end (about a million lines of
+the standard library) it repeats what it has, so long stretches of the
+file occur twice and an edit in them cannot be placed by its lines alone.
+This runs gen.py itself (../shared/bench/gen.py, or $BENCH_DIR/gen.py) with
+one change: the corpus is taken again and again, and in its K-th copy
+every non-blank line ends with `  # copy K`, so copies differ line by line
+and the edits, blocks and patches gen.py makes stay unique. Below the
+corpus's size the output is gen.py's, byte for byte. manifest.json says
+which generator made it.
+"""
+import importlib.util
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.environ.get("BENCH_DIR", os.path.normpath(os.path.join(HERE, "..", "..", "shared", "bench")))
+
+
+def load_gen():
+    spec = importlib.util.spec_from_file_location("gen", os.path.join(BENCH, "gen.py"))
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    return gen
+
+
+def main(argv):
+    gen = load_gen()
+    theirs = gen._pick_files
+
+    def pick(corpus, scale, rng, cfg):
+        if scale != "large":
+            return theirs(corpus, scale, rng, cfg)
+        want = cfg["lines"][0]
+        # The same seeded order as gen.py: its first copy is gen.py's file.
+        order = list(range(len(corpus)))
+        rng.shuffle(order)
+        big, copy = [], 0
+        while len(big) < want:
+            tag = f"  # copy {copy}" if copy else ""
+            for i in order:
+                path, lines = corpus[i]
+                big.append(f"# ==== {path} ====" + tag)
+                big.extend(line + tag if line.strip() else line for line in lines)
+                if len(big) >= want:
+                    break
+            copy += 1
+        return [("big/amalgamation.py", big[:want])]
+
+    gen._pick_files = pick
+    out = argv[argv.index("--out") + 1]
+    gen.main(["--scale", "large"] + argv)
+    manifest = os.path.join(out, "manifest.json")
+    m = json.load(open(manifest))
+    m["generator"] = "gen.py v1, past its corpus by tools/gen_large.py (copies suffixed `  # copy K`)"
+    with open(manifest, "w") as fh:
+        json.dump(m, fh, indent=2)
+        fh.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
