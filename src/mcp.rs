@@ -110,7 +110,11 @@ fn output_schema() -> Arc<Map<String, Value>> {
 fn schema(with_dry_run: bool) -> Arc<Map<String, Value>> {
     let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
     let mut properties = json!({
-        "patch": {"type": "string", "description": "The whole patch text."},
+        "patch": {
+            "type": "string",
+            "description": "The whole patch text; or, as JSON text, OpenAI `apply_patch_call` \
+                items or Anthropic text-editor commands (`str_replace`, `create`, `insert`).",
+        },
         "format": {
             "type": "string",
             "enum": std::iter::once("auto").chain(names).collect::<Vec<_>>(),
