@@ -338,6 +338,11 @@ fn pipeline(
     let store = bumpalo::Bump::new();
     let contents = tree.is_some();
     let (patch, mut warnings) = match outcome.format {
+        _ if !unwrapped.commands.is_empty() && (options.reverse || options.strip.is_some()) => {
+            let why = "Anthropic's text-editor commands name their paths whole and cannot be \
+                       undone from themselves: they take neither -R nor -p";
+            return Err(vec![Diagnostic::new(Code::UsageError, why)]);
+        }
         _ if !unwrapped.commands.is_empty() => formats::commands::lower(
             &unwrapped.text,
             &store,

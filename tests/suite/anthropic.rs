@@ -141,6 +141,13 @@ fn what_this_tool_does_not_do_is_refused() {
         &call.to_string(),
     );
     assert_eq!(out.status.code(), Some(2));
+    // -R and -p would be silently ignored; they are refused.
+    for flag in [&["-R"][..], &["-p", "1"][..]] {
+        let args = [&["apply"][..], flag].concat();
+        let out = run(&args, tmp.path(), &call.to_string());
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("neither -R nor -p"));
+    }
     let out = run(
         &["apply", "--format", "udiff"],
         tmp.path(),
