@@ -366,6 +366,24 @@ mod tests {
             err(r#"[{"command": "create", "path": "a", "file_text": ""}, {"patch": "x"}]"#)
                 .contains("something else")
         );
+        // Every other shape a command can get wrong.
+        let tool_use = |fields: &str| format!(r#"{{"type": "tool_use", {fields}}}"#);
+        let input = r#""input": {"command": "create", "path": "a", "file_text": ""}"#;
+        assert!(err(&tool_use(&format!(r#""id": 7, {input}"#))).contains("`id` must be a string"));
+        assert!(err(&tool_use(
+            r#""id": "t", "input": {"command": "create"}, "name": "x""#
+        ))
+        .contains("needs a `path`"));
+        assert!(err(r#"{"command": "create", "path": 3, "file_text": ""}"#)
+            .contains("must be a string"));
+        assert!(err(r#"{"command": "insert", "path": "a", "new_str": "x"}"#)
+            .contains("needs `insert_line`"));
+        assert!(
+            err(r#"{"command": "insert", "path": "a", "insert_line": 1, "new_str": "x", "insert_text": "y"}"#)
+                .contains("once")
+        );
+        assert!(err(r#"{"command": "str_replace", "path": "a"}"#).contains("needs `old_str`"));
+        assert!(err(r#"{"command": "create", "path": "a"}"#).contains("needs `file_text`"));
     }
 
     #[test]

@@ -148,6 +148,25 @@ fn what_this_tool_does_not_do_is_refused() {
         assert_eq!(out.status.code(), Some(2), "{flag:?}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("neither -R nor -p"));
     }
+    // Converting them needs the files: without a root it is refused.
+    let out = bin()
+        .args(["convert", "--to", "udiff", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(call.to_string().as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("converting them needs the files"));
     let out = run(
         &["apply", "--format", "udiff"],
         tmp.path(),

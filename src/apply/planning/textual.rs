@@ -13,7 +13,8 @@
 use super::plan::{OpCx, Step};
 use crate::apply::output::Output;
 use crate::error::{Code, Diagnostic, Reported};
-use crate::ir::{Edit, Hint, Locator, New};
+use crate::apply::matching::locate::new_block;
+use crate::ir::{Edit, Hint, Locator};
 use crate::paths::RelPath;
 
 /// How many lines of a text occurring several times a diagnostic lists.
@@ -214,12 +215,7 @@ fn joined(edit: &Edit, side: Side) -> String {
     let (texts, no_eol): (Vec<&str>, bool) = match side {
         Side::Old => (edit.old.iter().map(|l| l.text).collect(), edit.old_no_eol),
         Side::New => (
-            edit.new_lines()
-                .map(|n| match n {
-                    New::Keep(j) => edit.old[j].text,
-                    New::Add(l) => l.text,
-                })
-                .collect(),
+            new_block(edit).map(|l| l.text).collect(),
             edit.new_no_eol,
         ),
     };
