@@ -1,7 +1,7 @@
 //! Hunks: the header's numbers as a line hint, the body's lines as an
 //! edit, advisory counts, blank separators.
 
-use pest::iterators::{Pair, Pairs};
+use pest::iterators::Pair;
 
 use super::*;
 use crate::error::Reported;
@@ -27,13 +27,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         if header.as_rule() == Rule::numberless_hunk_header {
             return Ok(self.numberless_hunk(inner.next(), span, header_span));
         }
-        let ranges: Vec<(usize, Option<usize>)> = header
-            .clone()
-            .into_inner()
-            .filter(|p| p.as_rule() == Rule::range)
-            .map(|r| range(r.into_inner()))
-            .collect();
-        let [(old_start, old_count), (_, new_count)] = ranges[..] else {
+        let Some([(old_start, old_count), (_, new_count)]) = ranges(header.as_str()) else {
             // The grammar's hunk header has both ranges; say so if not.
             self.bad_hunk_header(&header, header_span);
             return Err(Reported);
@@ -271,15 +265,17 @@ impl<'a> Lowering<'a, Udiff<'a>> {
     }
 }
 
-/// `START[,COUNT]`; the grammar allows at most 9 digits, so each fits.
-fn range(mut numbers: Pairs<Rule>) -> (usize, Option<usize>) {
-    let mut next = || {
-        numbers
-            .next()
-            .map(|n| n.as_str().parse::<usize>().unwrap_or(usize::MAX))
+/// The two `START[,COUNT]` ranges of a header `hunk_header` matched:
+/// `@@ -` and the old range, ` +` and the new one, then ` @@`. The grammar
+/// allows at most 9 digits, so each number fits.
+fn ranges(header: &str) -> Option<[(usize, Option<usize>); 2]> {
+    let (old, rest) = header.strip_prefix("@@ -")?.split_once(" +")?;
+    let (new, _) = rest.split_once(" @@")?;
+    let range = |r: &str| -> Option<(usize, Option<usize>)> {
+        let mut numbers = r.split(',').map(|n| n.parse::<usize>().ok());
+        Some((numbers.next()??, numbers.next().map(|n| n.unwrap_or(usize::MAX))))
     };
-    let start = next().unwrap_or(0);
-    (start, next())
+    Some([range(old)?, range(new)?])
 }
 
 /// The line rule that matched `line` in a hunk body: the grammar gives each

@@ -1,11 +1,9 @@
 //! The disk tree on a real directory: reads, refusals, stamps.
 
-use super::read::{advise, Advice};
 use super::*;
 
 /// A file is read to its end whatever size it was said to have: the
-/// size of a pipe (0), a file that grew since `fstat`, a large one
-/// whose pages are populated first.
+/// size of a pipe (0), a file that grew since `fstat`, a large one.
 #[test]
 fn a_sized_read_takes_the_whole_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -57,20 +55,8 @@ fn a_sized_read_with_no_room_fails() {
     assert_eq!(err.kind(), io::ErrorKind::OutOfMemory);
 }
 
-/// Neither advice changes what memory holds: a wrong advice
-/// (`MADV_DONTNEED`, `MADV_FREE`) would zero what was written.
-#[test]
-fn advice_keeps_the_contents() {
-    let want = pattern(9 << 20);
-    for advice in [Advice::HugePages, Advice::Populate] {
-        let mut buf = want.clone();
-        advise(&mut buf, advice);
-        assert!(buf == want);
-    }
-}
-
-/// A file large enough for the advice reads back byte for byte, the
-/// last byte (past the last whole huge page) included.
+/// A file of several megabytes, not a multiple of any page size, reads
+/// back byte for byte, its last byte included.
 #[test]
 fn a_large_file_reads_back_whole() {
     let tmp = tempfile::tempdir().unwrap();
