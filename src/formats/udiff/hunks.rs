@@ -289,3 +289,23 @@ fn line_rule(line: &str) -> Rule {
         _ => Rule::empty_line,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ranges;
+
+    /// The numbers of every header form the grammar takes, read from its
+    /// text: a count or none, the section text after `@@` ignored.
+    #[test]
+    fn a_headers_ranges_are_read_from_its_text() {
+        assert_eq!(ranges("@@ -12,5 +13,6 @@\n"), Some([(12, Some(5)), (13, Some(6))]));
+        assert_eq!(ranges("@@ -1 +1 @@ fn main() {\n"), Some([(1, None), (1, None)]));
+        assert_eq!(ranges("@@ -0,0 +1,3 @@\n"), Some([(0, Some(0)), (1, Some(3))]));
+        assert_eq!(
+            ranges("@@ -999999999,1 +7,999999999 @@ a +b @@\n"),
+            Some([(999_999_999, Some(1)), (7, Some(999_999_999))])
+        );
+        assert_eq!(ranges("@@ -x +1 @@\n"), None);
+        assert_eq!(ranges("@@ ... @@\n"), None);
+    }
+}
