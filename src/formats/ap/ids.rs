@@ -16,7 +16,7 @@ pub fn correct_drifted_ids(text: &mut String, body: Span) -> Vec<Diagnostic> {
     let mut id: Option<String> = None;
     let mut fenced = false;
     let mut fixes = vec![];
-    for line in text[body.start..body.end].split_inclusive('\n') {
+    for line in crate::newlines::lines_inclusive(&text[body.start..body.end]) {
         let start = at;
         at += line.len();
         let line = line.trim_end_matches('\n');

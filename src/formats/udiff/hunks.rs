@@ -128,7 +128,7 @@ impl<'a> Lowering<'a, Udiff<'a>> {
         let mut trailing_empty: Vec<Span> = vec![];
         let (mut at, text) =
             body.map_or((0, ""), |b| (self.base + b.as_span().start(), b.as_str()));
-        for line in text.split_inclusive('\n') {
+        for line in crate::newlines::lines_inclusive(text) {
             let rule = line_rule(line);
             let lspan = Span::new(at, at + line.len() - usize::from(line.ends_with('\n')));
             at += line.len();
