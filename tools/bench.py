@@ -15,12 +15,13 @@ keeps it literal.
 
 A scale may carry gen.py overrides, for a scaling series:
 `large:lines=100000,hunks=2500` or `wide:files=500` (--series runs the
-standard one: large at 50k to 2M lines with a hunk every 40 lines, and
+standard one: large at 50k to 8M lines with a hunk every 40 lines, and
 wide at 250 to 2,000 files), and prints the log-log slope of our time and
 GNU patch's against the input size. The large scale is made by
 tools/gen_large.py: gen.py's file up to its corpus's size (about 850k
 lines), then copies whose lines are suffixed so that they stay unique
-(2M lines take it about two minutes).
+(2M lines take it about two minutes); past 2M lines, copies of the 2M
+workload, suffixed again.
 
 Prints one table row per scale and format: our median wall time, the
 paired median ratio to each peer (per round: ours / theirs), to the
@@ -48,7 +49,7 @@ def main():
     a = ap.parse_args()
     if a.series:
         a.scales = [f"large:lines={n},hunks={n // 40}"
-                    for n in (50000, 100000, 200000, 400000, 2000000)] + [
+                    for n in (50000, 100000, 200000, 400000, 2000000, 8000000)] + [
             f"wide:files={n}" for n in (250, 500, 1000, 2000)]
     bench_dir = os.environ.get("BENCH_DIR", BENCH)
     raw = open(os.path.join(a.work, "bench.jsonl"), "w")
@@ -115,9 +116,10 @@ def main():
 def ap_matches(binary, work):
     """Applies ap.patch once to a copy of before/ and compares it with
     after/: every line equal, except that a line after/ has at column 0
-    may come out indented (ap's dropped-indent rule re-indents content
-    written flat to its target's indentation). Prints how many lines were
-    re-indented so, and returns whether everything else is equal."""
+    may come out indented, and the lines after it by the same amount
+    (ap's dropped-indent rule re-indents content written flat to its
+    target's indentation, the whole block alike). Prints how many lines
+    were re-indented so, and returns whether everything else is equal."""
     import filecmp, shutil, tempfile
     with tempfile.TemporaryDirectory() as tmp:
         tree = os.path.join(tmp, "t")
@@ -145,10 +147,18 @@ def ap_matches(binary, work):
                 if len(want) != len(got):
                     ok = False
                     continue
+                # The indentation a block re-indented from column 0 took,
+                # which its following lines take too.
+                shift = None
                 for w, g in zip(want, got):
                     if w == g:
+                        if w.strip():
+                            shift = None
                         continue
                     if w and not w[:1].isspace() and g.lstrip(b" \t") == w:
+                        reindented += 1
+                        shift = g[:len(g) - len(w)]
+                    elif shift is not None and g == shift + w:
                         reindented += 1
                     else:
                         ok = False
