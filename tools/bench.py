@@ -116,10 +116,9 @@ def main():
 def ap_matches(binary, work):
     """Applies ap.patch once to a copy of before/ and compares it with
     after/: every line equal, except that a line after/ has at column 0
-    may come out indented, and the lines after it by the same amount
-    (ap's dropped-indent rule re-indents content written flat to its
-    target's indentation, the whole block alike). Prints how many lines
-    were re-indented so, and returns whether everything else is equal."""
+    may come out indented (ap's dropped-indent rule re-indents content
+    written flat to its target's indentation). Prints how many lines were
+    re-indented so, and returns whether everything else is equal."""
     import filecmp, shutil, tempfile
     with tempfile.TemporaryDirectory() as tmp:
         tree = os.path.join(tmp, "t")
@@ -147,18 +146,10 @@ def ap_matches(binary, work):
                 if len(want) != len(got):
                     ok = False
                     continue
-                # The indentation a block re-indented from column 0 took,
-                # which its following lines take too.
-                shift = None
                 for w, g in zip(want, got):
                     if w == g:
-                        if w.strip():
-                            shift = None
                         continue
                     if w and not w[:1].isspace() and g.lstrip(b" \t") == w:
-                        reindented += 1
-                        shift = g[:len(g) - len(w)]
-                    elif shift is not None and g == shift + w:
                         reindented += 1
                     else:
                         ok = False

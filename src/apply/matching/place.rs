@@ -78,9 +78,10 @@ impl Locating<'_, '_> {
             .filter(|l| !is_blank(l.text))
             .min_by_key(|l| indent(l.text))?;
         // A line opens a block when the lines after it belong inside it:
-        // it ends with `:` or an opening bracket. (A bracket opened and
-        // left mid-line, as prose in a docstring does, opens none.)
-        let opens = |l: &str| l.trim_end().ends_with([':', '{', '(', '[']);
+        // it ends with `:` or an opening bracket, before any trailing
+        // comment. (A bracket opened and left mid-line, as prose in a
+        // docstring does, opens none.)
+        let opens = super::indent::opens;
         // Content that replaces lines all inside a block stays inside it,
         // whatever it opens; an insertion that opens a block may be meant
         // to start one of its own (the nesting guard's case).

@@ -23,9 +23,25 @@ impl<'f> Outside<'f> {
     }
 }
 
-/// Whether a line opens a block: what follows it belongs inside it.
+/// Whether a line opens a block: what follows it belongs inside it. It
+/// ends with `:` or an opening bracket, or its code does, before a
+/// trailing comment (`def f(self):  # why`, `if (x) {  // why`).
 pub(crate) fn opens(line: &str) -> bool {
-    line.trim_end().ends_with([':', '{', '(', '['])
+    let ends_open = |l: &str| l.trim_end().ends_with([':', '{', '(', '[']);
+    ends_open(line) || ends_open(before_comment(line))
+}
+
+/// `line` up to its first `#` or `//` that follows a blank: the code
+/// before a trailing comment, as far as a line alone tells (a string
+/// holding ` #` cuts short too, which can only make a line read as
+/// opening a block, the reading that changes nothing).
+fn before_comment(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    let cut = (1..bytes.len()).find(|&i| {
+        bytes[i - 1].is_ascii_whitespace()
+            && (bytes[i] == b'#' || bytes[i..].starts_with(b"//"))
+    });
+    cut.map_or(line, |i| &line[..i])
 }
 
 /// Why the added lines of an edit are refused: they read two ways, and the

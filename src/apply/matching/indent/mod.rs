@@ -21,7 +21,7 @@
 
 mod decide;
 
-pub(crate) use decide::{file_indents, relaxed, relaxed_by, Outside, Undecided};
+pub(crate) use decide::{file_indents, opens, relaxed, relaxed_by, Outside, Undecided};
 use decide::words;
 
 use crate::apply::output::Builder;
