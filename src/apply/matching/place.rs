@@ -52,11 +52,17 @@ impl Locating<'_, '_> {
             // indented target is a dropped indent, by ap's rule.
             Err(_) => indent,
         };
+        // Which line was at column 0: the first, or a later one that is
+        // the least indented (the first may be a continuation).
+        let flat = match new_lines(edit).iter().find(|l| !is_blank(l.text)) {
+            Some(l) if super::extent::indent(l.text) == 0 => "the content starts at column 0",
+            _ => "the content's least indented line is at column 0",
+        };
         self.warnings.push(
             Diagnostic::new(
                 Code::ToleratedFormatSlip,
                 format!(
-                    "the content starts at column 0 where `{}` indents its target with {}; it was indented the same",
+                    "{flat} where `{}` indents its target with {}; it was indented the same",
                     self.rel,
                     indent.file_words()
                 ),
