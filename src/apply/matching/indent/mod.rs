@@ -275,4 +275,32 @@ mod tests {
         assert_eq!(odd.map("      x"), None);
         assert!(Indent::from_pairs(vec![("  ", "  ")]).is_none());
     }
+
+    /// A line opens a block by its last code, a trailing comment or not;
+    /// a comment or a string alone never makes it open one less.
+    #[test]
+    fn a_block_opens_before_a_trailing_comment() {
+        for line in [
+            "def f(self):",
+            "def f(self):  # why",
+            "    if x:\t# why: because",
+            "fn f() {  // why",
+            "call(  # the arguments",
+            "items = [ // first",
+            "# a note:",
+            "s = \"a #\" + b(",
+        ] {
+            assert!(opens(line), "{line:?}");
+        }
+        for line in [
+            "return x",
+            "return x  # why",
+            "x = \"a:\"  # no",
+            "url = \"http://host/\"",
+            "f(a, b)  // done",
+            "total += 1  // counted",
+        ] {
+            assert!(!opens(line), "{line:?}");
+        }
+    }
 }
