@@ -6,7 +6,7 @@
 
 use super::extent::{depth, indent};
 use super::find::{self, Want};
-use super::indent::Indent;
+use super::indent::{opens, Indent};
 use super::locate::{new_block, new_lines, Locating, Miss, Part, Placed};
 use super::text::Region;
 use crate::error::{Code, Diagnostic};
@@ -83,11 +83,11 @@ impl Locating<'_, '_> {
             .iter()
             .filter(|l| !is_blank(l.text))
             .min_by_key(|l| indent(l.text))?;
-        // A line opens a block when the lines after it belong inside it:
-        // it ends with `:` or an opening bracket, before any trailing
-        // comment. (A bracket opened and left mid-line, as prose in a
-        // docstring does, opens none.)
-        let opens = super::indent::opens;
+        // A line opens a block when the lines after it belong inside it
+        // (`opens`: it ends with `:` or an opening bracket, before any
+        // trailing comment; a bracket opened and left mid-line, as prose
+        // in a docstring does, opens none).
+        //
         // Content that replaces lines all inside a block stays inside it,
         // whatever it opens; an insertion that opens a block may be meant
         // to start one of its own (the nesting guard's case).
@@ -269,9 +269,11 @@ impl Locating<'_, '_> {
             return None;
         }
         let line = self.file.line(region.end - 1);
-        let opens = |l: &str| depth(l) > 0 || l.trim_end().ends_with(':');
+        // The guard's own test (§3.6): brackets left open anywhere on the
+        // line, or a trailing `:`.
+        let starts_block = |l: &str| depth(l) > 0 || l.trim_end().ends_with(':');
         let first = content.iter().find(|l| !is_blank(l.text))?;
-        let guarded = opens(line) && opens(first.text) && indent(first.text) == 0;
+        let guarded = starts_block(line) && starts_block(first.text) && indent(first.text) == 0;
         guarded.then(|| self.block_end(region.end - 1)).flatten()
     }
 
