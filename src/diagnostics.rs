@@ -2,10 +2,13 @@
 //! rustc, against the patch text and, where a diagnostic points into a
 //! target file (nearest text, candidates), against that file too.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::HashMap;
+use std::ops::Range;
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
-use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::{self, termcolor};
 
 use crate::error::{Diagnostic, Severity};
@@ -65,17 +68,94 @@ pub fn emit_stderr(diags: &[Diagnostic], patch_name: &str, patch_text: &str, col
     let _ = writer.print(&buffer);
 }
 
-type Files = SimpleFiles<String, String>;
+/// The texts the labels point into: the patch and the target files,
+/// borrowed where they show as they are (a target file may be megabytes;
+/// codespan's own `SimpleFiles` takes a copy of each and indexes its
+/// lines char by char), their lines indexed when a label first asks.
+#[derive(Default)]
+struct Texts<'t> {
+    files: Vec<Text<'t>>,
+}
 
-fn build(
-    diags: &[Diagnostic],
+struct Text<'t> {
+    name: String,
+    source: Cow<'t, str>,
+    /// Where each line starts; a last entry at the text's end.
+    starts: OnceCell<Vec<usize>>,
+}
+
+impl<'t> Texts<'t> {
+    fn add(&mut self, name: String, source: Cow<'t, str>) -> usize {
+        let starts = OnceCell::new();
+        self.files.push(Text {
+            name,
+            source,
+            starts,
+        });
+        self.files.len() - 1
+    }
+
+    fn get(&self, id: usize) -> Result<&Text<'t>, FilesError> {
+        self.files.get(id).ok_or(FilesError::FileMissing)
+    }
+}
+
+impl Text<'_> {
+    fn starts(&self) -> &[usize] {
+        self.starts.get_or_init(|| {
+            let text = self.source.as_bytes();
+            let breaks = crate::newlines::newlines(text).map(|i| i + 1);
+            std::iter::once(0)
+                .chain(breaks)
+                .chain([text.len()])
+                .collect()
+        })
+    }
+}
+
+impl<'a> Files<'a> for Texts<'_> {
+    type FileId = usize;
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        Ok(&self.get(id)?.name)
+    }
+
+    fn source(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        Ok(&self.get(id)?.source)
+    }
+
+    fn line_index(&'a self, id: usize, byte_index: usize) -> Result<usize, FilesError> {
+        // The last entry is the text's end, not a line's start.
+        let starts = self.get(id)?.starts();
+        let lines = &starts[..starts.len() - 1];
+        Ok(lines
+            .partition_point(|&s| s <= byte_index)
+            .saturating_sub(1))
+    }
+
+    fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, FilesError> {
+        let starts = self.get(id)?.starts();
+        match (starts.get(line_index), starts.get(line_index + 1)) {
+            (Some(&start), Some(&end)) => Ok(start..end),
+            _ => Err(FilesError::LineTooLarge {
+                given: line_index,
+                max: starts.len() - 2,
+            }),
+        }
+    }
+}
+
+fn build<'t>(
+    diags: &'t [Diagnostic],
     patch_name: &str,
-    patch_text: &str,
-) -> (Files, Vec<CsDiagnostic<usize>>) {
+    patch_text: &'t str,
+) -> (Texts<'t>, Vec<CsDiagnostic<usize>>) {
     // Bytes that are not UTF-8 are shown as `\xHH` (see `lossless`).
     let show = |text: &str| visible(text).into_owned();
-    let mut files = SimpleFiles::new();
-    let patch = files.add(patch_name.to_string(), show(patch_text));
+    let mut files = Texts::default();
+    let patch = files.add(patch_name.to_string(), visible(patch_text));
     let mut targets: HashMap<(String, usize), usize> = HashMap::new();
     let mut out = vec![];
     for d in diags {
@@ -101,7 +181,7 @@ fn build(
             let key = (t.path.clone(), t.text.as_ptr() as usize);
             let id = *targets
                 .entry(key)
-                .or_insert_with(|| files.add(t.path.clone(), show(&t.text)));
+                .or_insert_with(|| files.add(t.path.clone(), visible(&t.text)));
             labels.push(
                 Label::secondary(id, clamp(t.span.start, t.span.end, &t.text))
                     .with_message(show(&t.message)),
@@ -125,4 +205,51 @@ fn build(
 fn clamp(start: usize, end: usize, text: &str) -> std::ops::Range<usize> {
     let start = start.min(text.len());
     start..end.clamp(start, text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codespan_reporting::files::SimpleFile;
+
+    /// Our line index answers as codespan's own file does, for every byte
+    /// and every line (one past the last too), on texts with and without
+    /// a last newline, empty lines, `\r\n` and characters of several bytes.
+    #[test]
+    fn lines_are_indexed_as_codespan_indexes_them() {
+        let texts = [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "a\nb",
+            "a\nb\n",
+            "\n\n",
+            "foo\nbar\r\n\nbaz",
+            "é\n日本\n\n🎈x",
+            "x\n".repeat(70).as_str(),
+        ]
+        .map(str::to_string);
+        for text in &texts {
+            let theirs = SimpleFile::new("t", text.as_str());
+            let mut ours = Texts::default();
+            let id = ours.add("t".into(), Cow::Borrowed(text));
+            for byte in 0..=text.len() + 1 {
+                assert_eq!(
+                    ours.line_index(id, byte).ok(),
+                    theirs.line_index((), byte).ok(),
+                    "{text:?} at byte {byte}"
+                );
+            }
+            for line in 0..text.len() + 3 {
+                assert_eq!(
+                    ours.line_range(id, line).ok(),
+                    theirs.line_range((), line).ok(),
+                    "{text:?} line {line}"
+                );
+            }
+            assert_eq!(ours.source(id).ok(), Some(text.as_str()));
+            assert!(ours.line_range(id + 1, 0).is_err());
+        }
+    }
 }
