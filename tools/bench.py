@@ -26,7 +26,8 @@ workload, suffixed again.
 Prints one table row per scale and format: our median wall time, the
 paired median ratio to each peer (per round: ours / theirs), to the
 baseline, and peak memory in MiB and divided by the input (patch bytes plus
-the bytes of the files it touches). Raw ibench lines go to WORK/bench.jsonl.
+the bytes of the files it touches), with GNU patch's peak divided by its
+own input (the udiff and the same files) beside it. Raw ibench lines go to WORK/bench.jsonl.
 """
 import argparse, json, os, subprocess, sys
 
@@ -97,14 +98,19 @@ def main():
             inp = m["patch_bytes"][f"{fmt}.patch"] + m["bytes_before"]
             ratio = lambda peer: (round(1 / res[peer]["ratio_vs_ours"], 2) if peer in res else None)
             ok = all(r["ok"] for r in res.values()) if checked is None else checked
+            # GNU patch's own peak, on the udiff it applies: the same
+            # measure of a program that streams its files.
+            gnu_inp = m["patch_bytes"]["udiff.patch"] + m["bytes_before"]
             rows.append((spec, fmt, ours["wall_median_s"], ratio("patch"), ratio("git"),
                          ratio("before"), ours["peak_median_mib"],
                          round(ours["peak_median_mib"] * 2**20 / inp, 2), ok,
-                         res["patch"]["wall_median_s"], res.get("git", {}).get("wall_median_s")))
+                         res["patch"]["wall_median_s"], res.get("git", {}).get("wall_median_s"),
+                         round(res["patch"]["peak_median_mib"] * 2**20 / gnu_inp, 2)))
             print(*rows[-1], sep="\t", file=sys.stderr, flush=True)
     raw.close()
     head = ["scale", "format", "ours s", "ours / GNU patch", "ours / git apply", "ours / before",
-            "peak MiB", "peak / input", "all ok", "GNU patch s", "git apply s"]
+            "peak MiB", "peak / input", "all ok", "GNU patch s", "git apply s",
+            "GNU patch peak / input"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
