@@ -390,7 +390,14 @@ fn pipeline(
         }
         return Ok(());
     };
-    let mut plan = apply::plan(&patch, &*tree, root)?;
+    // A review and a conversion show the originals; otherwise each file's
+    // original goes once the next file is planned, and the commit reads it
+    // again (a patch of many files holds one file's text at a time).
+    let originals = match options.diff || options.convert.is_some() {
+        true => apply::Originals::Keep,
+        false => apply::Originals::Release,
+    };
+    let mut plan = apply::plan_with(&patch, &*tree, root, originals)?;
     outcome.diagnostics.append(&mut plan.warnings);
     if let Some(to) = options.convert {
         outcome.converted = Some(convert::convert(&plan, to).map_err(|d| vec![*d])?);

@@ -32,7 +32,9 @@ pub use writing::fs::DiskTree;
 #[cfg(feature = "internals")]
 pub use writing::fs::Lock;
 #[doc(hidden)]
-pub use planning::plan::{plan, Change, Plan, LINK_MODE};
+pub use planning::plan::{plan_with, Change, Originals, Plan, LINK_MODE};
+#[cfg(any(test, feature = "internals"))]
+pub use planning::plan::plan;
 pub use writing::root::{open_root, open_root_until, recover, DEFAULT_WAIT};
 pub use tree::{FileTree, MemTree};
 #[cfg(feature = "internals")]

@@ -3,8 +3,12 @@
 //!
 //! Planning must finish for every file before anything is written, so a
 //! materialised copy of every new file would sit in memory beside every
-//! original (which the rollback needs anyway). Pieces cost a few bytes per
-//! edited line instead; the commit streams them to the file.
+//! original. Pieces cost a few bytes per edited line instead; the commit
+//! streams them to the file. A patch of many files need not hold every
+//! original either: an output may let its original go
+//! ([`Output::release`]), keeping what the results need and a hash, and
+//! the commit reads the file again and writes only if it hashes the same
+//! ([`Output::restore`]).
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -25,6 +29,26 @@ pub struct Output<'p> {
     /// Whether `original` carries escaped bytes, asked once: the commit
     /// asks for the pieces' bytes and the original's.
     escapes: OnceCell<bool>,
+    /// Set when `original` was let go: what was known of it then.
+    released: Option<Released>,
+}
+
+/// What a released output keeps of its original: enough to answer for
+/// the results, and to tell the file's text again when it is read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Released {
+    len: usize,
+    hash: u64,
+    counts: (usize, usize),
+    unchanged: bool,
+}
+
+/// The hash a released original is known by: keyed afresh in each
+/// process, so no text can be made to collide with another on purpose.
+fn text_hash(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    static STATE: std::sync::OnceLock<foldhash::quality::RandomState> = std::sync::OnceLock::new();
+    STATE.get_or_init(Default::default).hash_one(text)
 }
 
 /// A range of the original, or a slice of the patch text: 16 bytes (a
@@ -152,6 +176,7 @@ impl<'p> Output<'p> {
             pieces: pieces.0,
             base: None,
             escapes: OnceCell::new(),
+            released: None,
         }
     }
 
@@ -163,6 +188,7 @@ impl<'p> Output<'p> {
             pieces: pieces.0,
             base: Some(base),
             escapes: OnceCell::new(),
+            released: None,
         }
     }
 
@@ -174,12 +200,55 @@ impl<'p> Output<'p> {
             pieces: self.pieces,
             base: Some(self.base.unwrap_or(self.original)),
             escapes: earlier.escapes,
+            released: None,
         }
+    }
+
+    /// Lets the original text go, where the pieces index into it (not
+    /// into a text edits built first): the counts and whether anything
+    /// changed are kept, with the text's length and hash, for
+    /// [`Output::restore`]. Returns whether it was let go.
+    pub fn release(&mut self) -> bool {
+        if self.released.is_some() || self.base.is_some() || self.original.is_empty() {
+            return false;
+        }
+        self.released = Some(Released {
+            len: self.original.len(),
+            hash: text_hash(&self.original),
+            counts: self.counts(),
+            unchanged: self.is_unchanged(),
+        });
+        self.original = String::new();
+        true
+    }
+
+    /// Whether the original was let go ([`Output::release`]).
+    pub fn is_released(&self) -> bool {
+        self.released.is_some()
+    }
+
+    /// This output over `text`, the file read again, if it is the text the
+    /// output was planned over (its length and hash); `None` if the file
+    /// changed since. An output that kept its original is itself.
+    pub fn restore(&self, text: String) -> Option<Cow<'_, Output<'p>>> {
+        let Some(r) = self.released else {
+            return Some(Cow::Borrowed(self));
+        };
+        (text.len() == r.len && text_hash(&text) == r.hash).then(|| {
+            Cow::Owned(Output {
+                original: text,
+                pieces: self.pieces.clone(),
+                base: None,
+                escapes: OnceCell::new(),
+                released: None,
+            })
+        })
     }
 
     fn text(&self, piece: &Piece<'p>) -> &str {
         match *piece {
             Piece::Original(s, e) => {
+                debug_assert!(self.released.is_none(), "restore a released output first");
                 &self.base.as_deref().unwrap_or(&self.original)[s as usize..e as usize]
             }
             Piece::Text(t) => t,
@@ -218,6 +287,9 @@ impl<'p> Output<'p> {
     /// another text than the file's (a path two blocks changed in turn)
     /// are counted as one region, the whole file against the content.
     pub fn counts(&self) -> (usize, usize) {
+        if let Some(r) = self.released {
+            return r.counts;
+        }
         if self.base.is_some() {
             return region_counts(&self.original, &self.to_text());
         }
@@ -340,7 +412,10 @@ impl<'p> Output<'p> {
 
     /// Whether the content is the original text, unchanged.
     pub fn is_unchanged(&self) -> bool {
-        self.equals(&self.original)
+        match self.released {
+            Some(r) => r.unchanged,
+            None => self.equals(&self.original),
+        }
     }
 
     /// The content as one string.

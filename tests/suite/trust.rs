@@ -134,6 +134,22 @@ fn modify(format: Format, path: &str) -> String {
     }
 }
 
+/// One patch that modifies each of `paths` as [`modify`] does.
+fn modify_all(format: Format, paths: &[&str]) -> String {
+    let mut all = modify(format, paths[0]);
+    for path in &paths[1..] {
+        let next = modify(format, path);
+        all = match format {
+            Format::Udiff => format!("{all}{next}"),
+            Format::Codex => all.replace("*** End Patch\n", &next.replace("*** Begin Patch\n", "")),
+            Format::Repopatch => all.replace("ENDPATCHSET\n", &next.replacen("PATCHSET\n", "", 1)),
+            Format::Ap => format!("{all}{}", next.replace("0a1b2c3d AP 3.1\n", "")),
+            Format::Searchreplace => format!("{all}\n{next}"),
+        };
+    }
+    all
+}
+
 const FORMATS: &[Format] = Format::ALL;
 const TEXT: &str = "one\ntwo\nthree\n";
 
@@ -307,19 +323,7 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
         let tmp = tempfile::tempdir().unwrap();
         fs::write(tmp.path().join("a.txt"), TEXT).unwrap();
         fs::write(tmp.path().join("b.txt"), TEXT).unwrap();
-        let patch = modify(format, "b.txt");
-        let first = modify(format, "a.txt");
-        let both = match format {
-            Format::Udiff => format!("{first}{patch}"),
-            Format::Codex => {
-                first.replace("*** End Patch\n", &patch.replace("*** Begin Patch\n", ""))
-            }
-            Format::Repopatch => {
-                first.replace("ENDPATCHSET\n", &patch.replacen("PATCHSET\n", "", 1))
-            }
-            Format::Ap => format!("{first}{}", patch.replace("0a1b2c3d AP 3.1\n", "")),
-            Format::Searchreplace => format!("{first}\n{patch}"),
-        };
+        let both = modify_all(format, &["a.txt", "b.txt"]);
         let mut tree = DiskTree::new(tmp.path()).unwrap();
         let parsed = grammar_patch::unwrap::unwrap(both.clone());
         let store = Default::default();
@@ -344,6 +348,67 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
             TEXT,
             "{format}: a.txt not rolled back"
         );
+        assert!(no_journal(tmp.path()));
+    }
+}
+
+/// Planned letting originals go (as `apply` plans a patch of many files),
+/// then another process rewrites a file whose original went, to text of
+/// the same length, and the commit reads it back: `target_changed`, the
+/// other process's text kept, the file written before it rolled back.
+/// The file is read again after planning, so only its text can tell.
+#[test]
+fn a_file_changed_after_its_original_went_is_never_overwritten() {
+    for &format in FORMATS {
+        let tmp = tempfile::tempdir().unwrap();
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            fs::write(tmp.path().join(name), TEXT).unwrap();
+        }
+        let patch = modify_all(format, &["a.txt", "b.txt", "c.txt"]);
+        let mut tree = DiskTree::new(tmp.path()).unwrap();
+        let parsed = grammar_patch::unwrap::unwrap(patch);
+        let store = Default::default();
+        let (ir, _) = grammar_patch::formats::parse(
+            format,
+            &parsed.text,
+            &store,
+            parsed.body,
+            Default::default(),
+        )
+        .unwrap();
+        let plan = apply::plan_with(&ir, &tree, None, apply::Originals::Release).unwrap();
+        let released: Vec<bool> = plan
+            .changes
+            .iter()
+            .map(|c| match c {
+                apply::Change::Write { output, .. } => output.is_released(),
+                other => panic!("{format}: {other:?}"),
+            })
+            .collect();
+        // The last file's original is kept: a patch of one file is not
+        // read twice.
+        assert_eq!(released, [true, true, false], "{format}");
+        let other = "ONE\nTWO\nTHREE\n";
+        assert_eq!(other.len(), TEXT.len());
+        fs::write(tmp.path().join("b.txt"), other).unwrap();
+        let err = apply::commit(&plan, &mut tree).unwrap_err();
+        assert_eq!(err.code, Code::TargetChanged, "{format}: {}", err.message);
+        assert_eq!(err.path.as_deref(), Some("b.txt"), "{format}");
+        assert_eq!(fs::read_to_string(tmp.path().join("b.txt")).unwrap(), other);
+        for name in ["a.txt", "c.txt"] {
+            let text = fs::read_to_string(tmp.path().join(name)).unwrap();
+            assert_eq!(text, TEXT, "{format}: {name} not rolled back");
+        }
+        assert!(no_journal(tmp.path()));
+
+        // Left alone, the same plan commits every file, each read back.
+        fs::write(tmp.path().join("b.txt"), TEXT).unwrap();
+        let plan = apply::plan_with(&ir, &tree, None, apply::Originals::Release).unwrap();
+        apply::commit(&plan, &mut tree).unwrap();
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            let text = fs::read_to_string(tmp.path().join(name)).unwrap();
+            assert_eq!(text, "one\nTWO\nthree\n", "{format}: {name}");
+        }
         assert!(no_journal(tmp.path()));
     }
 }

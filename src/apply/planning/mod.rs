@@ -20,6 +20,7 @@ mod links;
 mod op;
 #[doc(hidden)]
 pub mod plan;
+mod release;
 mod repeated;
 mod sequential;
 mod textual;

@@ -151,12 +151,34 @@ pub struct Plan<'p> {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// Whether planning keeps every file's original text to the end, or lets
+/// each go once the next file is planned (see [`Output::release`]): the
+/// commit then reads it again, and a review or a conversion, which show
+/// the originals, cannot be made from the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Originals {
+    Keep,
+    Release,
+}
+
 /// Plans `patch` against `tree`. `root` is the canonical root (for absolute
-/// paths). Returns every error in every file, or the plan.
+/// paths). Returns every error in every file, or the plan, which keeps
+/// every original (for the tests that plan and commit in two steps).
+#[cfg(any(test, feature = "internals"))]
 pub fn plan<'p>(
     patch: &'p Patch<'_>,
     tree: &dyn FileTree,
     root: Option<&Path>,
+) -> Result<Plan<'p>, Vec<Diagnostic>> {
+    plan_with(patch, tree, root, Originals::Keep)
+}
+
+/// [`plan`], letting originals go as `originals` says.
+pub fn plan_with<'p>(
+    patch: &'p Patch<'_>,
+    tree: &dyn FileTree,
+    root: Option<&Path>,
+    originals: Originals,
 ) -> Result<Plan<'p>, Vec<Diagnostic>> {
     let mut plan = Plan {
         changes: Vec::with_capacity(patch.files.len()),
@@ -165,7 +187,21 @@ pub fn plan<'p>(
     let mut errors = vec![];
     let mut touched = Touched::default();
     let mut made_links = vec![];
-    for op in &patch.files {
+    let alone = match originals {
+        Originals::Keep => vec![false; patch.files.len()],
+        Originals::Release => super::release::alone(&patch.files),
+    };
+    // The changes of the last file planned whose original may go once the
+    // next one is planned: the last file's is kept (a patch of one file
+    // gains nothing by reading it twice).
+    let mut previous: Option<std::ops::Range<usize>> = None;
+    for (i, op) in patch.files.iter().enumerate() {
+        for change in previous.take().map_or(&mut [][..], |r| &mut plan.changes[r]) {
+            if let Change::Write { output, .. } | Change::Move { output, .. } = change {
+                output.release();
+            }
+        }
+        let first = plan.changes.len();
         let mut cx = OpCx {
             made_links: &made_links,
             tree,
@@ -196,6 +232,9 @@ pub fn plan<'p>(
             } else if let Err(d) = plan.add(change, &mut touched, op.span) {
                 errors.push(*d);
             }
+        }
+        if alone[i] && plan.changes.len() > first {
+            previous = Some(first..plan.changes.len());
         }
     }
     if errors.is_empty() {

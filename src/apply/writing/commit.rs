@@ -14,8 +14,11 @@
 //! copied. Directories the patch empties are removed after the commit
 //! point, with the originals kept aside.
 
+use std::borrow::Cow;
+
 use super::fs::{refusal, Refusal};
 use super::journal::{Failed, Journal, Record};
+use crate::apply::output::Output;
 use crate::apply::planning::plan::{Change, Plan};
 use crate::apply::tree::{Entry, FileTree, Ident};
 use crate::error::{Code, Diagnostic};
@@ -157,6 +160,7 @@ impl Cx<'_> {
                 output,
                 mode: kept,
             } => {
+                let output = self.restore(path, output)?;
                 let bytes = output.bytes();
                 self.replace(path, &bytes.slices(), mode.unwrap_or(*kept))?;
             }
@@ -177,11 +181,12 @@ impl Cx<'_> {
                 mode: kept,
             } => {
                 self.make_parents(to)?;
-                let bytes = output.bytes();
-                let chunks = bytes.slices();
                 if output.is_unchanged() && mode.is_none() {
                     self.rename(from, to)?;
                 } else {
+                    let output = self.restore(from, output)?;
+                    let bytes = output.bytes();
+                    let chunks = bytes.slices();
                     self.place_new(to, &chunks, Some(mode.unwrap_or(*kept)))?;
                     self.set_aside(from)?;
                 }
@@ -207,6 +212,28 @@ impl Cx<'_> {
             Change::Unchanged { .. } => {}
         }
         Ok(())
+    }
+
+    /// `output` with its original text: read again where planning let it
+    /// go ([`Output::restore`]), failing as changed where the file no
+    /// longer holds the text it was planned over.
+    fn restore<'o, 'p>(
+        &mut self,
+        path: &RelPath,
+        output: &'o Output<'p>,
+    ) -> Result<Cow<'o, Output<'p>>, StepError> {
+        if !output.is_released() {
+            return Ok(Cow::Borrowed(output));
+        }
+        let changed = || (path.clone(), super::fs::refused(Refusal::Changed));
+        let bytes = match self.tree.read(path, crate::ir::TOO_LARGE) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(changed()),
+            Err(e) => return Err((path.clone(), e)),
+        };
+        output
+            .restore(crate::lossless::decode(bytes))
+            .ok_or_else(changed)
     }
 
     fn ident(&self, path: &RelPath) -> Result<Ident, StepError> {
