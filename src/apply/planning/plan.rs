@@ -189,7 +189,7 @@ pub fn plan_with<'p>(
     let mut made_links = vec![];
     let alone = match originals {
         Originals::Keep => vec![false; patch.files.len()],
-        Originals::Release => super::release::alone(&patch.files),
+        Originals::Release => super::release::alone(&patch.files, root),
     };
     // The changes of the last file planned whose original may go once the
     // next one is planned: the last file's is kept (a patch of one file

@@ -2,42 +2,42 @@
 //! [`Output::release`](crate::apply::output::Output::release)): those no
 //! other block of the patch can read as an earlier block left them.
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use crate::ir::{Action, FileOp};
 
 /// For each op, whether it is the only one that can touch its file: no
-/// other op names a path with the same last component (compared without
-/// case, before the paths are resolved, so that no two spellings of one
-/// file are taken for two files), and no op moves or removes what may be
-/// a directory (ap `RENAME` and `DELETE`, whose files are not named).
-pub fn alone(ops: &[FileOp<'_>]) -> Vec<bool> {
+/// other op names the same path (resolved as the planner resolves it, and
+/// compared without case, so that two spellings of one file on a file
+/// system that ignores case are one), and no op moves or removes what may
+/// be a directory (ap `RENAME` and `DELETE`, whose files are not named).
+/// A path that does not resolve makes its op no file's only one.
+pub fn alone(ops: &[FileOp<'_>], root: Option<&Path>) -> Vec<bool> {
     if ops
         .iter()
         .any(|op| matches!(op.action, Action::Rename { .. } | Action::Remove))
     {
         return vec![false; ops.len()];
     }
-    let names = |op: &FileOp<'_>| -> Vec<String> {
-        op.paths()
-            .map(|p| {
-                let last = p.text.rsplit(['/', '\\']).next().unwrap_or("");
-                last.trim().to_lowercase()
-            })
-            .collect()
-    };
-    let all: Vec<Vec<String>> = ops.iter().map(names).collect();
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for op in &all {
-        // A name an op gives twice (a move within a directory to the
-        // same name) counts once.
-        let mut own: Vec<&str> = op.iter().map(String::as_str).collect();
+    let paths = |op: &FileOp<'_>| -> Option<Vec<String>> {
+        let mut own = op
+            .paths()
+            .map(|p| crate::validate::check_path(p, root).ok())
+            .map(|rel| rel.map(|r| r.as_str().to_lowercase()))
+            .collect::<Option<Vec<String>>>()?;
+        // A move to its own path names it once.
         own.sort_unstable();
         own.dedup();
-        for name in own {
-            *seen.entry(name).or_default() += 1;
-        }
+        Some(own)
+    };
+    let all: Vec<Option<Vec<String>>> = ops.iter().map(paths).collect();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for path in all.iter().flatten().flatten() {
+        *seen.entry(path.as_str()).or_default() += 1;
     }
     all.iter()
-        .map(|op| op.iter().all(|n| !n.is_empty() && seen[n.as_str()] == 1))
+        .map(|own| own.as_ref().is_some_and(|own| own.iter().all(|p| seen[p.as_str()] == 1)))
         .collect()
 }
 
@@ -67,21 +67,25 @@ mod tests {
         let ops = [
             modify("src/a.py", None),
             modify("src/b.py", None),
-            modify("lib/B.PY", None),
-            modify("docs\\c.md", Some("docs/d.md")),
-            modify("x/d.md", None),
-            modify("e.txt", Some("f/e.txt")),
+            modify("./SRC/B.py", None),
+            modify("docs/c.md", Some("docs/d.md")),
+            modify("docs//d.md", None),
+            modify("e.txt", Some("e.txt")),
+            modify("lib/a.py", None),
+            modify("../up.txt", None),
         ];
-        // `b.py` and `B.PY` may be one file; `d.md` is both a destination
-        // and another op's file; a move to its own name is one name.
-        assert_eq!(alone(&ops), [true, false, false, false, false, true]);
+        // `src/b.py` and `./SRC/B.py` may be one file; `docs/d.md` is a
+        // destination and another op's file; a move to its own path is one
+        // path; a path that does not resolve is no file's only op.
+        let want = [true, false, false, false, false, true, true, false];
+        assert_eq!(alone(&ops, None), want);
     }
 
     #[test]
     fn nothing_is_alone_beside_a_rename_or_a_remove() {
         for other in [Action::Rename { to: PathRef { text: "y".into(), span: Span::new(0, 0) } }, Action::Remove] {
             let ops = [modify("src/a.py", None), op("src", other)];
-            assert_eq!(alone(&ops), [false, false]);
+            assert_eq!(alone(&ops, None), [false, false]);
         }
     }
 }
