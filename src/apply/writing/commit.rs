@@ -228,7 +228,9 @@ impl Cx<'_> {
         let changed = || (path.clone(), super::fs::refused(Refusal::Changed));
         let bytes = match self.tree.read(path, crate::ir::TOO_LARGE) {
             Ok(bytes) => bytes,
+            // Gone, or grown past what is read: not the text planned over.
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(changed()),
+            Err(e) if refusal(&e) == Some(Refusal::TooLarge) => return Err(changed()),
             Err(e) => return Err((path.clone(), e)),
         };
         output
