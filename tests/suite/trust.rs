@@ -150,6 +150,26 @@ fn modify_all(format: Format, paths: &[&str]) -> String {
     all
 }
 
+/// `patch` parsed as `format` and handed to `then` (the parsed patch
+/// borrows its text and its store).
+fn parsed<R>(
+    format: Format,
+    patch: String,
+    then: impl FnOnce(&grammar_patch::ir::Patch<'_>) -> R,
+) -> R {
+    let parsed = grammar_patch::unwrap::unwrap(patch);
+    let store = Default::default();
+    let (ir, _) = grammar_patch::formats::parse(
+        format,
+        &parsed.text,
+        &store,
+        parsed.body,
+        Default::default(),
+    )
+    .unwrap();
+    then(&ir)
+}
+
 const FORMATS: &[Format] = Format::ALL;
 const TEXT: &str = "one\ntwo\nthree\n";
 
@@ -325,19 +345,11 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
         fs::write(tmp.path().join("b.txt"), TEXT).unwrap();
         let both = modify_all(format, &["a.txt", "b.txt"]);
         let mut tree = DiskTree::new(tmp.path()).unwrap();
-        let parsed = grammar_patch::unwrap::unwrap(both.clone());
-        let store = Default::default();
-        let (ir, _) = grammar_patch::formats::parse(
-            format,
-            &parsed.text,
-            &store,
-            parsed.body,
-            Default::default(),
-        )
-        .unwrap();
-        let plan = apply::plan(&ir, &tree, None).unwrap();
-        fs::write(tmp.path().join("b.txt"), "edited by someone else\n").unwrap();
-        let err = apply::commit(&plan, &mut tree).unwrap_err();
+        let err = parsed(format, both, |ir| {
+            let plan = apply::plan(ir, &tree, None).unwrap();
+            fs::write(tmp.path().join("b.txt"), "edited by someone else\n").unwrap();
+            apply::commit(&plan, &mut tree).unwrap_err()
+        });
         assert_eq!(err.code, Code::TargetChanged, "{format}: {}", err.message);
         assert_eq!(
             fs::read_to_string(tmp.path().join("b.txt")).unwrap(),
@@ -366,34 +378,26 @@ fn a_file_changed_after_its_original_went_is_never_overwritten() {
         }
         let patch = modify_all(format, &["a.txt", "b.txt", "c.txt"]);
         let mut tree = DiskTree::new(tmp.path()).unwrap();
-        let parsed = grammar_patch::unwrap::unwrap(patch);
-        let store = Default::default();
-        let (ir, _) = grammar_patch::formats::parse(
-            format,
-            &parsed.text,
-            &store,
-            parsed.body,
-            Default::default(),
-        )
-        .unwrap();
-        let plan = apply::plan_with(&ir, &tree, None, apply::Originals::Release).unwrap();
-        let released: Vec<bool> = plan
-            .changes
-            .iter()
-            .map(|c| match c {
-                apply::Change::Write { output, .. } => output.is_released(),
-                other => panic!("{format}: {other:?}"),
-            })
-            .collect();
-        // The last file's original is kept: a patch of one file is not
-        // read twice.
-        assert_eq!(released, [true, true, false], "{format}");
         let other = "ONE\nTWO\nTHREE\n";
         assert_eq!(other.len(), TEXT.len());
-        fs::write(tmp.path().join("b.txt"), other).unwrap();
-        let err = apply::commit(&plan, &mut tree).unwrap_err();
-        assert_eq!(err.code, Code::TargetChanged, "{format}: {}", err.message);
-        assert_eq!(err.path.as_deref(), Some("b.txt"), "{format}");
+        parsed(format, patch.clone(), |ir| {
+            let plan = apply::plan_with(ir, &tree, None, apply::Originals::Release).unwrap();
+            let released: Vec<bool> = plan
+                .changes
+                .iter()
+                .map(|c| match c {
+                    apply::Change::Write { output, .. } => output.is_released(),
+                    other => panic!("{format}: {other:?}"),
+                })
+                .collect();
+            // The last file's original is kept: a patch of one file is not
+            // read twice.
+            assert_eq!(released, [true, true, false], "{format}");
+            fs::write(tmp.path().join("b.txt"), other).unwrap();
+            let err = apply::commit(&plan, &mut tree).unwrap_err();
+            assert_eq!(err.code, Code::TargetChanged, "{format}: {}", err.message);
+            assert_eq!(err.path.as_deref(), Some("b.txt"), "{format}");
+        });
         assert_eq!(fs::read_to_string(tmp.path().join("b.txt")).unwrap(), other);
         for name in ["a.txt", "c.txt"] {
             let text = fs::read_to_string(tmp.path().join(name)).unwrap();
@@ -403,8 +407,10 @@ fn a_file_changed_after_its_original_went_is_never_overwritten() {
 
         // Left alone, the same plan commits every file, each read back.
         fs::write(tmp.path().join("b.txt"), TEXT).unwrap();
-        let plan = apply::plan_with(&ir, &tree, None, apply::Originals::Release).unwrap();
-        apply::commit(&plan, &mut tree).unwrap();
+        parsed(format, patch, |ir| {
+            let plan = apply::plan_with(ir, &tree, None, apply::Originals::Release).unwrap();
+            apply::commit(&plan, &mut tree).unwrap();
+        });
         for name in ["a.txt", "b.txt", "c.txt"] {
             let text = fs::read_to_string(tmp.path().join(name)).unwrap();
             assert_eq!(text, "one\nTWO\nthree\n", "{format}: {name}");
@@ -432,20 +438,12 @@ fn a_directory_swapped_for_a_link_after_planning_is_refused() {
         if walk {
             tree = tree.walk_components();
         }
-        let parsed = grammar_patch::unwrap::unwrap(patch);
-        let store = Default::default();
-        let (ir, _) = grammar_patch::formats::parse(
-            Format::Udiff,
-            &parsed.text,
-            &store,
-            parsed.body,
-            Default::default(),
-        )
-        .unwrap();
-        let plan = apply::plan(&ir, &tree, None).unwrap();
-        fs::rename(root.join("sub"), root.join("sub.old")).unwrap();
-        symlink(&outside, root.join("sub")).unwrap();
-        let err = apply::commit(&plan, &mut tree).unwrap_err();
+        let err = parsed(Format::Udiff, patch, |ir| {
+            let plan = apply::plan(ir, &tree, None).unwrap();
+            fs::rename(root.join("sub"), root.join("sub.old")).unwrap();
+            symlink(&outside, root.join("sub")).unwrap();
+            apply::commit(&plan, &mut tree).unwrap_err()
+        });
         assert_eq!(err.code, Code::PathEscape, "walk={walk}: {}", err.message);
         assert_eq!(
             Snapshot::load(&outside).files.len(),
