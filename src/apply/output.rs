@@ -207,10 +207,10 @@ impl<'p> Output<'p> {
     /// Lets the original text go, where the pieces index into it (not
     /// into a text edits built first): the counts and whether anything
     /// changed are kept, with the text's length and hash, for
-    /// [`Output::restore`]. Returns whether it was let go.
-    pub fn release(&mut self) -> bool {
+    /// [`Output::restore`].
+    pub fn release(&mut self) {
         if self.released.is_some() || self.base.is_some() || self.original.is_empty() {
-            return false;
+            return;
         }
         self.released = Some(Released {
             len: self.original.len(),
@@ -219,7 +219,6 @@ impl<'p> Output<'p> {
             unchanged: self.is_unchanged(),
         });
         self.original = String::new();
-        true
     }
 
     /// Whether the original was let go ([`Output::release`]).

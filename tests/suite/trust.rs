@@ -419,6 +419,46 @@ fn a_file_changed_after_its_original_went_is_never_overwritten() {
     }
 }
 
+/// Planned letting originals go, then a file whose original went is
+/// removed, or grows past what is read (4 GiB, sparse): reading it back
+/// finds no text planned over, `target_changed`, nothing of ours written.
+#[test]
+fn a_file_gone_or_grown_after_its_original_went_is_target_changed() {
+    type Change = fn(&Path);
+    let gone: Change = |p| fs::remove_file(p).unwrap();
+    let grown: Change = |p| {
+        fs::File::options()
+            .write(true)
+            .open(p)
+            .unwrap()
+            .set_len(4 << 30)
+            .unwrap()
+    };
+    for (what, change) in [("gone", gone), ("grown", grown)] {
+        let tmp = tempfile::tempdir().unwrap();
+        for name in ["a.txt", "b.txt"] {
+            fs::write(tmp.path().join(name), TEXT).unwrap();
+        }
+        let mut tree = DiskTree::new(tmp.path()).unwrap();
+        let patch = modify_all(Format::Udiff, &["a.txt", "b.txt"]);
+        let err = parsed(Format::Udiff, patch, |ir| {
+            let plan = apply::plan_with(ir, &tree, None, apply::Originals::Release).unwrap();
+            change(&tmp.path().join("a.txt"));
+            apply::commit(&plan, &mut tree).unwrap_err()
+        });
+        assert_eq!(err.code, Code::TargetChanged, "{what}: {}", err.message);
+        assert_eq!(err.path.as_deref(), Some("a.txt"), "{what}");
+        assert_eq!(
+            fs::read_to_string(tmp.path().join("b.txt")).unwrap(),
+            TEXT,
+            "{what}"
+        );
+        // Not 4 GiB for the check to read.
+        let _ = fs::remove_file(tmp.path().join("a.txt"));
+        assert!(no_journal(tmp.path()), "{what}");
+    }
+}
+
 /// Planned, then a directory on the way is swapped for a link out of the
 /// root: the commit refuses beneath the root's handle, nothing outside.
 #[test]
