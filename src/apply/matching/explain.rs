@@ -4,7 +4,7 @@
 
 use super::find::{self, Want};
 use super::locate::{Locating, Miss, Part};
-use super::text::Region;
+use super::text::{hash_key, Key, Region};
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, Hint, Level, Line, Uniqueness};
 use crate::paths::RelPath;
@@ -256,7 +256,11 @@ impl Locating<'_, '_> {
 
     /// The nearest line above `at` (and after the cursor) that occurs once.
     fn unique_line_above(&self, at: usize) -> Option<usize> {
-        (self.cursor..at).rev().take(200).find(|&i| {
+        let above = || (self.cursor..at).rev().take(200);
+        // Each line's count: the lines sought together, in one pass.
+        let keys = above().map(|i| self.file.line(i)).filter(|l| !l.is_empty());
+        self.file.seek(Key::Exact, keys.map(hash_key));
+        above().find(|&i| {
             let line = [Line::of(self.file.line(i))];
             let want = Want::new(&line, Level::Exact);
             !self.file.is_blank(i) && find::find(self.file, &want, 0, self.file.len(), 2).len() == 1

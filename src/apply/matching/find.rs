@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use super::index::{counted, mark_pivot, Counts};
 use super::text::{hash_key, soft_eq, FileText, Key, Region};
-use crate::ir::{Edit, Hint, Level, Line, RangeEnd};
+use crate::ir::{Edit, Hint, Level, Line, Locator, RangeEnd};
 use crate::trim::trim;
 
 /// A block as a level compares it: each line's key, blank lines dropped
@@ -48,10 +48,29 @@ impl<'b> Want<'b> {
 /// every search starts with. The file counts them, and indexes only the
 /// lines of each block's pivot (its rarest line, chosen as [`find`]
 /// chooses it). An edit with a line hint is left out: the exact match at
-/// its hint needs no index, and a hint that misses still finds every line,
-/// through a scan of its own key or the whole-file index.
+/// its hint needs no index, and a hint that misses is sought as a later
+/// level is ([`expect_at`]).
 pub fn expect(file: &FileText, edits: &[Edit]) {
     expect_keys(file, edits, Keys::of(edits));
+}
+
+/// Tells `file` the keys of kind `kind` that the edits' blocks have at
+/// the first of their levels comparing by it, hint or not, unless it
+/// knows that kind's keys already (told them, or indexed the whole file
+/// for it). A search calls this before its first look at a kind: a hunk
+/// that missed its line, a level past the first. One counting pass, and
+/// every block searched later at that kind walks its pivot, where
+/// without it each would seek its keys in a pass of its own.
+pub fn expect_at(file: &FileText, edits: &[Edit], kind: Key) {
+    if file.knows(kind) {
+        return;
+    }
+    let at = move |loc: &Locator| loc.levels.iter().find(|&l| Key::at(l) == kind);
+    let mut counts = Counts::default();
+    for (block, level) in blocks(edits, at) {
+        counts.extend(key_hashes(block, level).map(|h| (h, 0)));
+    }
+    mark_pivots(file, edits, kind, counts, at);
 }
 
 /// The keys of edits' blocks, each kind's in the map the file counts
@@ -62,7 +81,7 @@ pub struct Keys(Vec<(Key, Counts)>);
 impl Keys {
     pub fn of(edits: &[Edit]) -> Keys {
         let mut kinds: Vec<(Key, Counts)> = vec![];
-        for (block, level) in blocks(edits) {
+        for (block, level) in blocks(edits, first_level) {
             let kind = Key::at(level);
             let k = match kinds.iter().position(|(k, _)| *k == kind) {
                 Some(k) => k,
@@ -77,20 +96,24 @@ impl Keys {
     }
 }
 
-/// Each block of `edits` with the level its search starts at.
-fn blocks<'e>(edits: &'e [Edit]) -> impl Iterator<Item = (&'e [Line<'e>], Level)> + 'e {
-    edits.iter().flat_map(|edit| {
+/// The level an edit's search starts at, unless a line hint places it.
+fn first_level(loc: &Locator) -> Option<Level> {
+    (loc.levels.first()).filter(|_| !matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)))
+}
+
+/// Each block of `edits` with the level `at` expects it at, if any.
+fn blocks<'e>(
+    edits: &'e [Edit],
+    at: impl Fn(&Locator) -> Option<Level> + Copy + 'e,
+) -> impl Iterator<Item = (&'e [Line<'e>], Level)> + 'e {
+    edits.iter().flat_map(move |edit| {
         let loc = &edit.locator;
-        let level = loc
-            .levels
-            .first()
-            .filter(|_| !matches!(loc.hint, Some(Hint::Near(_) | Hint::Whole)));
         let range_end = match loc.range_end() {
             Some(RangeEnd::Lines(lines)) => *lines,
             _ => &[][..],
         };
         let blocks = [edit.old, loc.anchor().unwrap_or(&[]), range_end];
-        level
+        at(loc)
             .into_iter()
             .flat_map(move |level| blocks.map(|b| (b, level)))
     })
@@ -99,21 +122,33 @@ fn blocks<'e>(edits: &'e [Edit]) -> impl Iterator<Item = (&'e [Line<'e>], Level)
 /// [`expect`], the keys made.
 pub fn expect_keys(file: &FileText, edits: &[Edit], keys: Keys) {
     for (kind, counts) in keys.0 {
-        file.expect(kind, counts, |counts| {
-            for (block, level) in blocks(edits).filter(|&(_, l)| Key::at(l) == kind) {
-                // What `pivot` takes from the block's `Want`, without
-                // making one: its rarest key, past a soft first line (a
-                // soft block of one line pivots on another kind).
-                let first = usize::from(level == Level::SoftStart);
-                let rarest = key_hashes(block, level)
-                    .skip(first)
-                    .min_by_key(|&h| counted(counts, h));
-                if let Some(h) = rarest {
-                    mark_pivot(counts, h);
-                }
-            }
-        });
+        mark_pivots(file, edits, kind, counts, first_level);
     }
+}
+
+/// Counts `counts` (keys of kind `kind`) in `file` and marks as pivots
+/// the rarest key of each block `at` expects at that kind.
+fn mark_pivots(
+    file: &FileText,
+    edits: &[Edit],
+    kind: Key,
+    counts: Counts,
+    at: impl Fn(&Locator) -> Option<Level> + Copy,
+) {
+    file.expect(kind, counts, |counts| {
+        for (block, level) in blocks(edits, at).filter(|&(_, l)| Key::at(l) == kind) {
+            // What `pivot` takes from the block's `Want`, without
+            // making one: its rarest key, past a soft first line (a
+            // soft block of one line pivots on another kind).
+            let first = usize::from(level == Level::SoftStart);
+            let rarest = key_hashes(block, level)
+                .skip(first)
+                .min_by_key(|&h| counted(counts, h));
+            if let Some(h) = rarest {
+                mark_pivot(counts, h);
+            }
+        }
+    });
 }
 
 /// The hashes of a block's keys at `level`, as [`Want::new`] makes the keys.
@@ -140,10 +175,14 @@ fn pivot(want: &Want, file: &FileText) -> (usize, u64, Key) {
     let keys = || (usize::from(soft)..m).map(|k| (k, hash_key(&want.keys[k])));
     // A pivot the file indexed first: a block's own is its rarest line, and
     // the file counts no other key without a scan.
+    // Else every line is counted, all sought in one pass.
     let (k, h) = keys()
         .filter(|&(_, h)| file.is_pivot(h, kind))
         .min_by_key(|&(_, h)| file.count(h, kind))
-        .or_else(|| keys().min_by_key(|&(_, h)| file.count(h, kind)))
+        .or_else(|| {
+            file.seek(kind, keys().map(|(_, h)| h));
+            keys().min_by_key(|&(_, h)| file.count(h, kind))
+        })
         .expect("the block has a line to pivot on");
     (k, h, kind)
 }
@@ -249,6 +288,8 @@ pub fn nearest(
     hint: Option<usize>,
 ) -> Option<(usize, usize)> {
     let mut votes: HashMap<usize, usize> = HashMap::new();
+    let keys = block.iter().map(|l| trim(l.text)).filter(|k| !k.is_empty());
+    file.seek(Key::Trimmed, keys.map(hash_key));
     let mut k = 0;
     for l in block {
         let key = trim(l.text);
@@ -279,23 +320,19 @@ pub fn nearest(
         return Some((s, n));
     }
     let first = block.iter().map(|l| trim(l.text)).find(|t| !t.is_empty())?;
+    // What a line shares with `first`: their common start and end, and all
+    // of `first` where the line holds it whole, or is at least half of it
+    // and within it (a line `a` is within almost any sentence).
+    let want = first.as_bytes();
     let score = |line: &str| -> usize {
-        let common = line
-            .chars()
-            .zip(first.chars())
-            .take_while(|(x, y)| x == y)
-            .count()
-            + line
-                .chars()
-                .rev()
-                .zip(first.chars().rev())
-                .take_while(|(x, y)| x == y)
-                .count();
-        if line.contains(first) || first.contains(line) {
-            common + first.len()
-        } else {
-            common
-        }
+        let head = line.bytes().zip(want).take_while(|(x, y)| x == *y).count();
+        let tail = (line.bytes().rev().zip(want.iter().rev()))
+            .take_while(|(x, y)| x == *y)
+            .count();
+        let n = line.len();
+        let holds = (n >= want.len() && line.contains(first))
+            || (2 * n >= want.len() && n < want.len() && first.contains(line));
+        head + tail + if holds { want.len() } else { 0 }
     };
     // Only lines of text: a binary line is no advice.
     let text = |l: &str| {
@@ -422,5 +459,11 @@ mod tests {
         assert_eq!(near(&["fn b() {", "two();", "four();"]), Some((3, 2)));
         assert_eq!(near(&["three"]), Some((5, 0)));
         assert_eq!(near(&["qqq"]), None);
+        // A line within the first counts whole only when it is half of
+        // it: `}` is within this line, and shares less than `fn b() {`.
+        assert_eq!(near(&["two(); again"]), Some((4, 0)));
+        assert_eq!(near(&["fn b() { } closes nothing in this file"]), Some((3, 0)));
+        // A common start and end.
+        assert_eq!(near(&["fn b() -> u8 {"]), Some((3, 0)));
     }
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::explain::{brief_miss, CANDIDATES, EXPLAINED_MISSES};
 use super::find::{self, Want};
 use super::indent::{self, Indent};
-use super::text::{FileText, Region};
+use super::text::{FileText, Key, Region};
 use crate::error::{Code, Diagnostic, TargetLabel};
 use crate::ir::{Edit, Hint, Level, Levels, Line, New, Policy, RangeEnd, Span, Uniqueness};
 use crate::paths::RelPath;
@@ -105,6 +105,10 @@ pub enum Part {
 /// One file's edits being located.
 pub struct Locating<'a, 'f> {
     pub file: &'a FileText<'f>,
+    /// Every edit of the file, whose blocks the file is told at a level
+    /// before the first search there ([`find::expect_at`]); none where
+    /// the text is not the original (the file is told nothing).
+    edits: &'a [Edit<'a>],
     /// The patch text, where the lines' spans are found.
     pub source: &'a str,
     pub rel: &'a RelPath,
@@ -121,6 +125,7 @@ pub struct Locating<'a, 'f> {
 impl<'a, 'f> Locating<'a, 'f> {
     pub fn new(
         file: &'a FileText<'f>,
+        edits: &'a [Edit<'a>],
         source: &'a str,
         rel: &'a RelPath,
         policy: &'a Policy,
@@ -128,6 +133,7 @@ impl<'a, 'f> Locating<'a, 'f> {
     ) -> Self {
         Locating {
             file,
+            edits,
             source,
             rel,
             policy,
@@ -435,6 +441,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             CANDIDATES
         };
         for level in levels.iter() {
+            find::expect_at(self.file, self.edits, Key::at(level));
             let want = Want::new(block, level);
             let found: Vec<Region> = find::find(self.file, &want, from, n, limit)
                 .into_iter()
@@ -530,6 +537,49 @@ impl Locating<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::{Levels, Locator, NewLine, Place, Uniqueness};
+
+    /// Hunks placed by line numbers that all missed, and one whose text
+    /// is not in the file: the file is told each level's keys before it is
+    /// searched there, so the searches walk pivots, the miss is explained
+    /// with one pass a kind, and no kind is indexed whole.
+    #[test]
+    fn missed_line_hints_and_an_explained_miss_index_no_kind_whole() {
+        let text: String = (0..3000).map(|i| format!("    row {i} of {}\n", i % 17)).collect();
+        let lines: Vec<&str> = text.lines().collect();
+        let hunk = |at: usize, hint: usize| {
+            let mut locator = Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER);
+            locator.hint = Some(Hint::Near(hint as u32));
+            // The first and last lines kept: context that places it.
+            Edit {
+                old: Line::unplaced(&lines[at..at + 3]),
+                new: &[NewLine::Keep(0, 1), NewLine::Keep(2, 1)],
+                old_no_eol: false,
+                new_no_eol: false,
+                own_eol: false,
+                place: Place::Replace,
+                locator,
+                span: Span::default(),
+            }
+        };
+        let mut edits: Vec<Edit> = (0..40).map(|k| hunk(k * 70, k * 70 + 5)).collect();
+        let typo = Line::unplaced(&["    row 2950 of 9", "    row 2951 of 10 (not so)", "    row 2952 of 11"]);
+        edits.push(Edit { old: typo, ..hunk(2950, 2950) });
+        let file = FileText::new(&text);
+        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), OnceCell::new());
+        let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
+        loc.locate_all(&edits);
+        let placed: Vec<usize> = loc.placed.iter().map(|p| p.at().start).collect();
+        assert_eq!(placed, (0..40).map(|k| k * 70).collect::<Vec<_>>());
+        assert_eq!(loc.errors.len(), 1);
+        let d = &loc.errors[0];
+        assert_eq!(d.code, Code::ContextNotFound);
+        assert!(d.hint.as_deref().unwrap().contains("re-read lines 2951-2953"), "{:?}", d.hint);
+        for kind in [Key::Exact, Key::TrailingWhitespace, Key::Trimmed, Key::Normalized] {
+            let (passes, whole) = file.beyond_pivots(kind);
+            assert!(passes <= 1 && !whole, "{kind:?}: {passes} passes, whole {whole}");
+        }
+    }
 
     /// A placed edit is kept for every edit of a file until it is written.
     #[test]

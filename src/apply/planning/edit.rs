@@ -120,7 +120,7 @@ impl<'s> OpCx<'_, 's> {
         };
         expect_keys(&file, edits, keys);
         let target_text = OnceCell::new();
-        let mut loc = Locating::new(&file, self.source, rel, self.policy, &target_text);
+        let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, &target_text);
         loc.locate_all(edits);
         self.warnings.append(&mut loc.warnings);
         if !loc.errors.is_empty() {

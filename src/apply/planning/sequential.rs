@@ -227,7 +227,7 @@ impl<'s> OpCx<'_, 's> {
         let (text, order) = ev.current();
         let file = FileText::with_breaks(&text, self.policy.lone_cr_breaks);
         let target_text = OnceCell::new();
-        let mut locating = Locating::new(&file, self.source, rel, self.policy, &target_text);
+        let mut locating = Locating::new(&file, &[], self.source, rel, self.policy, &target_text);
         locating.cursor = order
             .iter()
             .position(|&id| id == cursor)

@@ -2,9 +2,14 @@
 //! the whole file uses it, so a patch with many hunks stays linear in
 //! file size plus hunk lines: told the edits' keys first
 //! ([`FileText::expect`]), the file indexes only each block's rarest line
-//! (its pivot), and builds the whole-file index per key kind only when a
-//! search asks for keys beyond them. Every path gives the answers a scan
-//! of the file would (the tests hold each to one).
+//! (its pivot); a search at a kind the file was not told first tells it
+//! every block's keys at that kind (`find::expect_at`). Other keys are
+//! sought a block at a time, in one pass over the file
+//! ([`FileText::seek`]), and only past [`SCANS`] such passes is the whole
+//! file indexed for a kind: a hunk that misses, climbing the match levels
+//! and then explained, costs a counting pass a level, not an index.
+//! Every path gives the answers a scan of the file would (the tests hold
+//! each to one).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,6 +26,8 @@ pub(super) struct Indexes {
     /// The keys the patch is expected to look up, counted, and the index
     /// of only the lines of their pivots (see [`FileText::expect`]).
     expected: [OnceCell<Expected>; KEYS],
+    /// Other keys, each pass's found together (see [`FileText::seek`]).
+    scans: [[OnceCell<Scan>; SCANS]; KEYS],
 }
 
 /// Each expected key's hash and how many lines of the file have it.
@@ -70,12 +77,24 @@ pub fn counted(counts: &Counts, h: u64) -> usize {
     counts.get(&h).map_or(0, |&c| (c & !PIVOT) as usize)
 }
 
-/// A key scanned for on its own, and its index entries.
-type Stray = (u64, Vec<(u32, u32)>);
+/// How many passes over the file may seek keys of one kind beyond the
+/// pivots (see [`FileText::seek`]) before the whole file is indexed for
+/// it. A search tells the file its blocks' keys at each level before it
+/// looks (`find::expect_at`), so what is left is explaining a miss: its
+/// new block's keys at the first level (is it applied already?), or the
+/// lines above an ambiguous block there, and the rest of its lines at the
+/// trimmed one (the nearest text). One pass each; a second means more
+/// than one miss is being explained, and the index (one pass and a sort)
+/// answers all the rest.
+pub(super) const SCANS: usize = 1;
 
-/// How many keys beyond the pivots a file's lookups may each have
-/// scanned for on their own before the whole-file index is built.
-const STRAYS: usize = 8;
+/// The lines of the keys one pass over the file sought.
+struct Scan {
+    /// Each key's hash and its entries' range.
+    keys: HashMap<u64, (u32, u32), foldhash::fast::FixedState>,
+    /// `(top 32 hash bits, line)`, a key's lines together and ascending.
+    entries: Vec<(u32, u32)>,
+}
 
 /// The keys a patch will look up, known before its first lookup: how
 /// often each occurs in the file, and the lines of only the keys a
@@ -89,10 +108,6 @@ struct Expected {
     counts: Counts,
     /// The lines whose key is a pivot.
     index: Index,
-    /// Keys that are no pivot, when a lookup asks for one anyway (a block
-    /// searched at a later level, an explanation): each scanned for once,
-    /// up to [`STRAYS`] of them.
-    strays: [OnceCell<Stray>; STRAYS],
 }
 
 /// Every line filed under its key's hash, in buckets by the hash's top
@@ -212,9 +227,8 @@ impl FileText<'_> {
     /// hashes, and `pivots` is given each one's count in the file and
     /// marks the ones searches walk (see [`Expected`]). Two passes over
     /// the file: one counts, the other (only on lines that had a key)
-    /// indexes the pivots. Any other key is scanned for alone (up to
-    /// [`STRAYS`] of them), then the whole file is indexed; every path
-    /// gives the same answer.
+    /// indexes the pivots. Any other key is sought as [`FileText::seek`]
+    /// says; every path gives the same answer.
     pub fn expect(&self, kind: Key, mut counts: Counts, pivots: impl FnOnce(&mut Counts)) {
         if self.indexes.expected[kind as usize].get().is_some() || counts.is_empty() {
             return;
@@ -230,7 +244,6 @@ impl FileText<'_> {
         let _ = self.indexes.expected[kind as usize].set(Expected {
             counts,
             index: Index::build(entries),
-            strays: Default::default(),
         });
     }
 
@@ -349,36 +362,104 @@ impl FileText<'_> {
 
     /// The index entries of the lines whose key of kind `kind` hashes to `h`.
     fn lookup(&self, h: u64, kind: Key) -> &[(u32, u32)] {
-        let full = &self.indexes.whole[kind as usize];
-        if let (None, Some(e)) = (full.get(), self.indexes.expected[kind as usize].get()) {
+        if let Some(whole) = self.indexes.whole[kind as usize].get() {
+            return whole.lookup(h);
+        }
+        if let Some(e) = self.indexes.expected[kind as usize].get() {
             if e.counts.contains_key(&h) {
                 return e.index.lookup(h);
             }
-            if let Some(entries) = self.stray(e, h, kind) {
-                return entries;
-            }
         }
-        self.index(kind).lookup(h)
+        if let Some(entries) = self.scanned(h, kind) {
+            return entries;
+        }
+        self.seek(kind, [h]);
+        match self.scanned(h, kind) {
+            Some(entries) => entries,
+            None => self.index(kind).lookup(h),
+        }
     }
 
-    /// The lines of a key that is no pivot, scanned for on first need;
-    /// `None` once [`STRAYS`] keys have been.
-    fn stray<'e>(&self, e: &'e Expected, h: u64, kind: Key) -> Option<&'e [(u32, u32)]> {
-        let scan = || {
-            let entries = (self.lines().zip(0..))
-                .filter(|&(l, _)| hash_key(&kind.of(l)) == h)
-                .map(|(_, i)| ((h >> 32) as u32, i))
-                .collect();
-            (h, entries)
-        };
-        for slot in &e.strays {
-            match slot.get() {
-                Some((k, entries)) if *k == h => return Some(entries),
-                Some(_) => continue,
-                None => return Some(&slot.get_or_init(scan).1),
+    /// Readies lookups of the keys of kind `kind` hashing to `hashes` (a
+    /// block's): those the file cannot answer yet (neither a pivot nor
+    /// sought before) are sought together, in one pass over the file,
+    /// while fewer than [`SCANS`] passes have sought keys of this kind;
+    /// after that the whole file is indexed for it. A search that will
+    /// count every line of a block calls this first, or each key would
+    /// take a pass of its own.
+    pub fn seek(&self, kind: Key, hashes: impl IntoIterator<Item = u64>) {
+        if self.indexes.whole[kind as usize].get().is_some() {
+            return;
+        }
+        let expected = self.indexes.expected[kind as usize].get();
+        let mut sought: Vec<u64> = hashes
+            .into_iter()
+            .filter(|h| !expected.is_some_and(|e| e.counts.contains_key(h)))
+            .filter(|&h| self.scanned(h, kind).is_none())
+            .collect();
+        if sought.is_empty() {
+            return;
+        }
+        sought.sort_unstable();
+        sought.dedup();
+        match self.indexes.scans[kind as usize].iter().find(|s| s.get().is_none()) {
+            Some(slot) => {
+                let _ = slot.set(self.scan(kind, &sought));
+            }
+            None => {
+                self.index(kind);
             }
         }
-        None
+    }
+
+    /// One pass over the file for the lines whose key of kind `kind`
+    /// hashes to one of `sought` (sorted, no repeats), a large file's
+    /// shared with a second thread (`beside.rs`).
+    fn scan(&self, kind: Key, sought: &[u64]) -> Scan {
+        let empty = hash_key("");
+        let blank_sought = sought.binary_search(&empty).is_ok();
+        let (text, starts, len) = (self.text, &self.starts, self.len());
+        let chunk = |_: &mut (), c: usize| {
+            let mut found: Vec<(u64, u32)> = vec![];
+            for i in c * CHUNK..((c + 1) * CHUNK).min(len) {
+                let key = kind.of(line_at(text, starts, i));
+                let h = match key.is_empty() {
+                    true if blank_sought => empty,
+                    true => continue,
+                    false => hash_key(&key),
+                };
+                if sought.binary_search(&h).is_ok() {
+                    found.push((h, i as u32));
+                }
+            }
+            found
+        };
+        let (_, _, chunks) = beside::share(len.div_ceil(CHUNK), (), || (), chunk);
+        let mut found = chunks.concat();
+        // Stable: each key's lines stay ascending.
+        found.sort_by_key(|&(h, _)| h);
+        let mut keys = HashMap::default();
+        let mut entries = Vec::with_capacity(found.len());
+        for run in found.chunk_by(|a, b| a.0 == b.0) {
+            let start = entries.len() as u32;
+            entries.extend(run.iter().map(|&(h, i)| ((h >> 32) as u32, i)));
+            keys.insert(run[0].0, (start, entries.len() as u32));
+        }
+        for &h in sought {
+            keys.entry(h).or_insert((0, 0));
+        }
+        Scan { keys, entries }
+    }
+
+    /// The entries of key `h` of kind `kind`, if a pass sought it.
+    fn scanned(&self, h: u64, kind: Key) -> Option<&[(u32, u32)]> {
+        self.indexes.scans[kind as usize]
+            .iter()
+            .map_while(OnceCell::get)
+            .find_map(|s| {
+                let &(start, end) = s.keys.get(&h)?;
+                Some(&s.entries[start as usize..end as usize])
+            })
     }
 
     /// The lines whose key of kind `kind` hashes to `h`, ascending (a
@@ -387,15 +468,18 @@ impl FileText<'_> {
         self.lookup(h, kind).iter().map(|&(_, p)| p as usize)
     }
 
+    /// Indexes the whole file for kind `kind` now, not on need.
+    #[cfg(test)]
+    pub fn index_whole(&self, kind: Key) {
+        self.index(kind);
+    }
+
     /// How lookups of kind `kind` were answered beyond the pivots: how
-    /// many keys were scanned for alone, and whether the whole file was
-    /// indexed.
+    /// many passes sought keys, and whether the whole file was indexed.
     #[cfg(test)]
     pub fn beyond_pivots(&self, kind: Key) -> (usize, bool) {
-        let strays = self.indexes.expected[kind as usize]
-            .get()
-            .map_or(0, |e| e.strays.iter().filter(|s| s.get().is_some()).count());
-        (strays, self.indexes.whole[kind as usize].get().is_some())
+        let scans = self.indexes.scans[kind as usize].iter().filter(|s| s.get().is_some()).count();
+        (scans, self.indexes.whole[kind as usize].get().is_some())
     }
 
     /// Whether `h` is a pivot of kind `kind`: a key whose lines are
@@ -405,6 +489,14 @@ impl FileText<'_> {
         self.indexes.expected[kind as usize]
             .get()
             .is_some_and(|e| e.counts.contains_key(&h))
+    }
+
+    /// Whether lookups of kind `kind` are answered without a pass of
+    /// their own for a block told before: the file was told the keys
+    /// ([`FileText::expect`]) or indexed whole for it.
+    pub fn knows(&self, kind: Key) -> bool {
+        self.indexes.expected[kind as usize].get().is_some()
+            || self.indexes.whole[kind as usize].get().is_some()
     }
 
     /// Whether the file was told which keys of kind `kind` the patch looks
@@ -423,7 +515,7 @@ impl FileText<'_> {
                 return (c & !PIVOT) as usize;
             }
         }
-        // A stray key is scanned for, past them the whole file indexed.
+        // Any other key is sought (see `seek`).
         self.lookup(h, kind).len()
     }
 

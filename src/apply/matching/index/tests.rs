@@ -11,8 +11,9 @@ fn scan(f: &FileText, key: &str, kind: Key) -> Vec<usize> {
 }
 
 /// Every way a lookup is answered (the whole-file index, the pivots'
-/// index, a key scanned for alone) gives the oracle's lines, at every
-/// kind of key, on texts where keys repeat and collide in buckets.
+/// index, keys sought in a pass of their own, with and without pivots)
+/// gives the oracle's lines, at every kind of key, on texts where keys
+/// repeat and collide in buckets.
 #[test]
 fn every_way_of_answering_gives_the_lines_a_scan_gives() {
     let mut seed = 0x2545_f491_u64;
@@ -37,7 +38,10 @@ fn every_way_of_answering_gives_the_lines_a_scan_gives() {
         let keys: Vec<String> = (0..30).map(|k| format!("k-{k}")).collect();
         for kind in kinds {
             let whole = FileText::new(&text);
+            whole.index_whole(kind);
             let part = FileText::new(&text);
+            let sought = FileText::new(&text);
+            sought.seek(kind, keys.iter().step_by(4).map(|k| hash_key(&kind.of(k))));
             let counts: Counts = keys.iter().take(10).map(|k| (hash_key(&kind.of(k)), 0)).collect();
             part.expect(kind, counts, |c| {
                 for k in keys.iter().take(3) {
@@ -47,7 +51,7 @@ fn every_way_of_answering_gives_the_lines_a_scan_gives() {
             for k in &keys {
                 let key = kind.of(k);
                 let want = scan(&whole, &key, kind);
-                for f in [&whole, &part] {
+                for f in [&whole, &part, &sought] {
                     let h = hash_key(&key);
                     assert_eq!(f.positions(h, kind).collect::<Vec<_>>(), want, "round {round}, {kind:?}, {k}");
                     assert_eq!(f.count(h, kind), want.len(), "round {round}, {kind:?}, {k}");
@@ -125,9 +129,9 @@ fn the_index_finds_every_line_of_a_key_in_order() {
 }
 
 /// Expected keys are counted while pivots are chosen; pivots are
-/// indexed, up to `STRAYS` other keys (expected or not) are each
-/// scanned for, and only then is the whole file indexed. Every path
-/// answers as the whole-file index does.
+/// indexed; other keys (expected or not) are sought, a block's in one
+/// pass, up to `SCANS` passes; only then is the whole file indexed.
+/// Every path answers as the whole-file index does.
 #[test]
 fn the_expected_index_answers_as_the_whole_file_index_does() {
     let keys = 20;
@@ -135,6 +139,7 @@ fn the_expected_index_answers_as_the_whole_file_index_does() {
         .map(|i| format!("{}line {}\n", " ".repeat(i % 3), i % (keys + 3)))
         .collect();
     let whole = FileText::new(&text);
+    whole.index_whole(Key::Trimmed);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("line {k}"));
     let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
@@ -156,17 +161,31 @@ fn the_expected_index_answers_as_the_whole_file_index_does() {
             "key {k}"
         );
     };
-    // Pivots, then as many other keys as there is room for, one never
-    // expected among them: no whole-file index.
-    for k in (0..2 + STRAYS - 1).chain([keys + 1]) {
-        same(k);
+    // Pivots take no pass.
+    for k in 0..2 {
         same(k);
     }
     assert!((0..2).all(|k| part.is_pivot(h(k), Key::Trimmed)));
     assert!(!part.is_pivot(h(2), Key::Trimmed));
-    assert_eq!(part.beyond_pivots(Key::Trimmed), (STRAYS, false));
+    assert_eq!(part.beyond_pivots(Key::Trimmed), (0, false));
+    // A block's keys, pivots among them, sought in one pass; one never
+    // expected among them, and one the file lacks, known to be absent and
+    // not sought again.
+    part.seek(Key::Trimmed, (0..6).chain([99, keys + 1]).map(h));
+    for k in (0..6).chain([keys + 1]) {
+        same(k);
+        same(k);
+    }
+    assert_eq!(part.count(h(99), Key::Trimmed), 0);
+    assert_eq!(part.beyond_pivots(Key::Trimmed), (1, false));
+    // Keys asked for alone take a pass each while passes are left.
+    for k in (6..).take(SCANS - 1) {
+        same(k);
+        same(k);
+    }
+    assert_eq!(part.beyond_pivots(Key::Trimmed), (SCANS, false));
     // The next key takes the whole-file index, which answers the rest.
-    same(2 + STRAYS);
+    same(6 + SCANS - 1);
     assert!(part.beyond_pivots(Key::Trimmed).1);
     for k in 0..keys + 3 {
         same(k);

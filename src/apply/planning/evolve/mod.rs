@@ -256,7 +256,10 @@ impl<'f, 'p> Evolving<'f, 'p> {
         let Some((pivot, h)) = hashed()
             .filter(|&(_, h)| is_pivot(h))
             .min_by_key(rank)
-            .or_else(|| hashed().min_by_key(rank))
+            .or_else(|| {
+                self.file.seek(kind, hashes.iter().copied());
+                hashed().min_by_key(rank)
+            })
         else {
             return vec![];
         };
