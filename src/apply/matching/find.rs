@@ -61,16 +61,16 @@ pub fn expect(file: &FileText, edits: &[Edit]) {
 /// that missed its line, a level past the first. One counting pass, and
 /// every block searched later at that kind walks its pivot, where
 /// without it each would seek its keys in a pass of its own.
-pub fn expect_at(file: &FileText, edits: &[Edit], kind: Key) {
+pub fn expect_at(file: &FileText, edits: &[&Edit], kind: Key) {
     if file.knows(kind) {
         return;
     }
     let at = move |loc: &Locator| loc.levels.iter().find(|&l| Key::at(l) == kind);
     let mut counts = Counts::default();
-    for (block, level) in blocks(edits, at) {
+    for (block, level) in blocks(edits.iter().copied(), at) {
         counts.extend(key_hashes(block, level).map(|h| (h, 0)));
     }
-    mark_pivots(file, edits, kind, counts, at);
+    mark_pivots(file, edits.iter().copied(), kind, counts, at);
 }
 
 /// The keys of edits' blocks, each kind's in the map the file counts
@@ -81,7 +81,7 @@ pub struct Keys(Vec<(Key, Counts)>);
 impl Keys {
     pub fn of(edits: &[Edit]) -> Keys {
         let mut kinds: Vec<(Key, Counts)> = vec![];
-        for (block, level) in blocks(edits, first_level) {
+        for (block, level) in blocks(edits.iter(), first_level) {
             let kind = Key::at(level);
             let k = match kinds.iter().position(|(k, _)| *k == kind) {
                 Some(k) => k,
@@ -102,11 +102,11 @@ fn first_level(loc: &Locator) -> Option<Level> {
 }
 
 /// Each block of `edits` with the level `at` expects it at, if any.
-fn blocks<'e>(
-    edits: &'e [Edit],
+fn blocks<'e, 'a: 'e>(
+    edits: impl Iterator<Item = &'e Edit<'a>> + 'e,
     at: impl Fn(&Locator) -> Option<Level> + Copy + 'e,
-) -> impl Iterator<Item = (&'e [Line<'e>], Level)> + 'e {
-    edits.iter().flat_map(move |edit| {
+) -> impl Iterator<Item = (&'e [Line<'a>], Level)> + 'e {
+    edits.flat_map(move |edit| {
         let loc = &edit.locator;
         let range_end = match loc.range_end() {
             Some(RangeEnd::Lines(lines)) => *lines,
@@ -122,18 +122,18 @@ fn blocks<'e>(
 /// [`expect`], the keys made.
 pub fn expect_keys(file: &FileText, edits: &[Edit], keys: Keys) {
     for (kind, counts) in keys.0 {
-        mark_pivots(file, edits, kind, counts, first_level);
+        mark_pivots(file, edits.iter(), kind, counts, first_level);
     }
 }
 
 /// Counts `counts` (keys of kind `kind`) in `file` and marks as pivots
 /// the rarest key of each block `at` expects at that kind.
-fn mark_pivots(
+fn mark_pivots<'e, 'a: 'e>(
     file: &FileText,
-    edits: &[Edit],
+    edits: impl Iterator<Item = &'e Edit<'a>> + 'e,
     kind: Key,
     counts: Counts,
-    at: impl Fn(&Locator) -> Option<Level> + Copy,
+    at: impl Fn(&Locator) -> Option<Level> + Copy + 'e,
 ) {
     file.expect(kind, counts, |counts| {
         for (block, level) in blocks(edits, at).filter(|&(_, l)| Key::at(l) == kind) {
@@ -324,13 +324,16 @@ pub fn nearest(
     // of `first` where the line holds it whole, or is at least half of it
     // and within it (a line `a` is within almost any sentence).
     let want = first.as_bytes();
+    // One searcher for every line, built once (`str::contains` builds one a
+    // call), and without the CPU probe of `memchr`'s own (see `bytes.rs`).
+    let within = memchr::arch::all::twoway::Finder::new(want);
     let score = |line: &str| -> usize {
         let head = line.bytes().zip(want).take_while(|(x, y)| x == *y).count();
         let tail = (line.bytes().rev().zip(want.iter().rev()))
             .take_while(|(x, y)| x == *y)
             .count();
         let n = line.len();
-        let holds = (n >= want.len() && line.contains(first))
+        let holds = (n >= want.len() && within.find(line.as_bytes(), want).is_some())
             || (2 * n >= want.len() && n < want.len() && first.contains(line));
         head + tail + if holds { want.len() } else { 0 }
     };

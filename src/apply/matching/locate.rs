@@ -120,6 +120,8 @@ pub struct Locating<'a, 'f> {
     pub placed: Vec<Placed>,
     /// Where the previous edit left off.
     pub cursor: usize,
+    /// The edit being located, and the drift of its line hint.
+    at: (usize, isize),
 }
 
 impl<'a, 'f> Locating<'a, 'f> {
@@ -142,6 +144,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             errors: vec![],
             placed: vec![],
             cursor: 0,
+            at: (0, 0),
         }
     }
 
@@ -243,6 +246,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         i: usize,
         drift: isize,
     ) -> Result<Option<Placed>, Miss> {
+        self.at = (i, drift);
         let edit = &edits[i];
         let loc = &edit.locator;
         let mut from = match loc.uniqueness {
@@ -412,6 +416,30 @@ impl<'a, 'f> Locating<'a, 'f> {
         )
     }
 
+    /// Before the first search at `kind` (a hunk that missed its line,
+    /// a level past the first), tells the file the keys of the blocks
+    /// still to be sought there: this edit's and the later ones', but of
+    /// those their line numbers place, only the ones not at their line as
+    /// the drift stands (a long patch with one hunk wrong counts one
+    /// block; one written against another version, all of them).
+    fn ready(&self, kind: Key) {
+        if self.file.knows(kind) || self.edits.is_empty() {
+            return;
+        }
+        let (i, drift) = self.at;
+        let todo: Vec<&Edit> = (self.edits.iter().enumerate().skip(i))
+            .filter(|&(j, e)| match e.locator.hint {
+                Some(Hint::Near(h)) => {
+                    j == i || !self.exact_at((h as usize).saturating_add_signed(drift), e.old)
+                }
+                Some(Hint::Whole) => false,
+                _ => true,
+            })
+            .map(|(_, e)| e)
+            .collect();
+        find::expect_at(self.file, &todo, kind);
+    }
+
     /// Whether `block` matches exactly at line `at`.
     fn exact_at(&self, at: usize, block: &[Line]) -> bool {
         let want = Want::new(block, Level::Exact);
@@ -441,7 +469,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             CANDIDATES
         };
         for level in levels.iter() {
-            find::expect_at(self.file, self.edits, Key::at(level));
+            self.ready(Key::at(level));
             let want = Want::new(block, level);
             let found: Vec<Region> = find::find(self.file, &want, from, n, limit)
                 .into_iter()
@@ -537,6 +565,7 @@ impl Locating<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use super::super::text::hash_key;
     use crate::ir::{Levels, Locator, NewLine, Place, Uniqueness};
 
     /// Hunks placed by line numbers that all missed, and one whose text
@@ -579,6 +608,47 @@ mod tests {
             let (passes, whole) = file.beyond_pivots(kind);
             assert!(passes <= 1 && !whole, "{kind:?}: {passes} passes, whole {whole}");
         }
+    }
+
+    /// A long patch whose hunks are at their lines but for one: the file
+    /// is told that one's keys, not the keys of the hunks already placed
+    /// or still to come at their lines.
+    #[test]
+    fn a_miss_tells_the_file_only_the_blocks_not_at_their_lines() {
+        let text: String = (0..3000).map(|i| format!("row {i}\n")).collect();
+        let lines: Vec<&str> = text.lines().collect();
+        let hunk = |at: usize, hint: usize| {
+            let mut locator = Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER);
+            locator.hint = Some(Hint::Near(hint as u32));
+            Edit {
+                old: Line::unplaced(&lines[at..at + 3]),
+                new: &[NewLine::Keep(0, 1), NewLine::Keep(2, 1)],
+                old_no_eol: false,
+                new_no_eol: false,
+                own_eol: false,
+                place: Place::Replace,
+                locator,
+                span: Span::default(),
+            }
+        };
+        // Hunk 20's header is 7 lines off. The next, shifted by the drift
+        // that leaves, misses too: it was at its line when hunk 20 was
+        // sought, so its keys are sought in a pass of their own.
+        let edits: Vec<Edit> = (0..40)
+            .map(|k| hunk(k * 70, if k == 20 { k * 70 + 7 } else { k * 70 }))
+            .collect();
+        let file = FileText::new(&text);
+        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), OnceCell::new());
+        let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
+        loc.locate_all(&edits);
+        assert!(loc.errors.is_empty());
+        assert_eq!(loc.placed.len(), 40);
+        let told = |k: usize| {
+            (k * 70..k * 70 + 3).any(|i| file.is_pivot(hash_key(lines[i]), Key::Exact))
+        };
+        assert!(told(20));
+        let others: Vec<usize> = (0..40).filter(|&k| k != 20 && told(k)).collect();
+        assert_eq!(others, Vec::<usize>::new());
     }
 
     /// A placed edit is kept for every edit of a file until it is written.
