@@ -13,7 +13,7 @@
 //! Nothing here builds text (`assemble.rs`) or explains a miss
 //! (`explain.rs`).
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
 
 use super::explain::{brief_miss, CANDIDATES, EXPLAINED_MISSES};
@@ -122,6 +122,9 @@ pub struct Locating<'a, 'f> {
     pub cursor: usize,
     /// The edit being located, and the drift of its line hint.
     at: (usize, isize),
+    /// The kinds of key the file was readied for ([`Locating::ready`]),
+    /// one bit each: once a kind, even where no block had a key of it.
+    readied: Cell<u8>,
 }
 
 impl<'a, 'f> Locating<'a, 'f> {
@@ -145,6 +148,7 @@ impl<'a, 'f> Locating<'a, 'f> {
             placed: vec![],
             cursor: 0,
             at: (0, 0),
+            readied: Cell::new(0),
         }
     }
 
@@ -423,9 +427,11 @@ impl<'a, 'f> Locating<'a, 'f> {
     /// the drift stands (a long patch with one hunk wrong counts one
     /// block; one written against another version, all of them).
     fn ready(&self, kind: Key) {
-        if self.file.knows(kind) || self.edits.is_empty() {
+        let bit = 1 << kind as u8;
+        if self.readied.get() & bit != 0 || self.file.knows(kind) || self.edits.is_empty() {
             return;
         }
+        self.readied.set(self.readied.get() | bit);
         let (i, drift) = self.at;
         let todo: Vec<&Edit> = (self.edits.iter().enumerate().skip(i))
             .filter(|&(j, e)| match e.locator.hint {
