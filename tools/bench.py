@@ -86,14 +86,7 @@ def main():
             if fmt == "ap":
                 checked = ap_matches(a.bin, work)
                 cmd.append("--no-check")
-            for t in tools:
-                cmd += ["--tool", t]
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-            res = {}
-            for line in out.splitlines():
-                raw.write(line + "\n")
-                o = json.loads(line)
-                res[o["label"]] = o
+            res = run_ibench(cmd, tools, raw)
             ours = res["ours"]
             inp = m["patch_bytes"][f"{fmt}.patch"] + m["bytes_before"]
             ratio = lambda peer: (round(1 / res[peer]["ratio_vs_ours"], 2) if peer in res else None)
@@ -117,6 +110,20 @@ def main():
         print("| " + " | ".join("–" if v is None else str(v) for v in r) + " |")
     if a.series:
         slopes(rows, a)
+
+
+def run_ibench(cmd, tools, raw):
+    """Runs ibench's command `cmd` on `tools` (label::command each),
+    writes its raw lines to `raw`, and returns its results by label."""
+    for t in tools:
+        cmd = cmd + ["--tool", t]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    res = {}
+    for line in out.splitlines():
+        raw.write(line + "\n")
+        o = json.loads(line)
+        res[o["label"]] = o
+    return res
 
 
 def ap_matches(binary, work):

@@ -24,6 +24,8 @@ and peak memory in MiB. Raw ibench lines go to WORK/miss.jsonl.
 """
 import argparse, json, os, re, subprocess, sys
 
+from bench import run_ibench
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "bench"))
 
@@ -115,14 +117,7 @@ def main():
             tools.append(f"before::{a.baseline} apply --json --root {{T}} {p}")
         cmd = [sys.executable, os.path.join(bench_dir, "ibench.py"), "--work", work, "--runs", str(a.runs),
                "--ref", "ours", "--tag", "miss-" + name, "--no-check"] + single
-        for t in tools:
-            cmd += ["--tool", t]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        res = {}
-        for line in out.splitlines():
-            raw.write(line + "\n")
-            o = json.loads(line)
-            res[o["label"]] = o
+        res = run_ibench(cmd, tools, raw)
         # Every run failed as it should: ours and GNU patch both exit 1.
         for label, o in res.items():
             if o["exit_codes"] != [1]:

@@ -572,7 +572,16 @@ impl Locating<'_, '_> {
 mod tests {
     use super::*;
     use super::super::text::hash_key;
-    use crate::ir::{Levels, Locator, NewLine, Place, Uniqueness};
+    use crate::ir::{Levels, Locator, NewLine, Uniqueness};
+
+    /// A udiff-like hunk of lines `at..at + 3`, numbered `hint`, keeping
+    /// its first and last line (context that places it).
+    fn hinted<'a>(lines: &[&'a str], at: usize, hint: usize) -> Edit<'a> {
+        let mut locator = Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER);
+        locator.hint = Some(Hint::Near(hint as u32));
+        let keep = &[NewLine::Keep(0, 1), NewLine::Keep(2, 1)];
+        Edit::replace(Line::unplaced(&lines[at..at + 3]), keep, locator, Span::default())
+    }
 
     /// Hunks placed by line numbers that all missed, and one whose text
     /// is not in the file: the file is told each level's keys before it is
@@ -582,21 +591,7 @@ mod tests {
     fn missed_line_hints_and_an_explained_miss_index_no_kind_whole() {
         let text: String = (0..3000).map(|i| format!("    row {i} of {}\n", i % 17)).collect();
         let lines: Vec<&str> = text.lines().collect();
-        let hunk = |at: usize, hint: usize| {
-            let mut locator = Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER);
-            locator.hint = Some(Hint::Near(hint as u32));
-            // The first and last lines kept: context that places it.
-            Edit {
-                old: Line::unplaced(&lines[at..at + 3]),
-                new: &[NewLine::Keep(0, 1), NewLine::Keep(2, 1)],
-                old_no_eol: false,
-                new_no_eol: false,
-                own_eol: false,
-                place: Place::Replace,
-                locator,
-                span: Span::default(),
-            }
-        };
+        let hunk = |at: usize, hint: usize| hinted(&lines, at, hint);
         let mut edits: Vec<Edit> = (0..40).map(|k| hunk(k * 70, k * 70 + 5)).collect();
         let typo = Line::unplaced(&["    row 2950 of 9", "    row 2951 of 10 (not so)", "    row 2952 of 11"]);
         edits.push(Edit { old: typo, ..hunk(2950, 2950) });
@@ -623,20 +618,7 @@ mod tests {
     fn a_miss_tells_the_file_only_the_blocks_not_at_their_lines() {
         let text: String = (0..3000).map(|i| format!("row {i}\n")).collect();
         let lines: Vec<&str> = text.lines().collect();
-        let hunk = |at: usize, hint: usize| {
-            let mut locator = Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER);
-            locator.hint = Some(Hint::Near(hint as u32));
-            Edit {
-                old: Line::unplaced(&lines[at..at + 3]),
-                new: &[NewLine::Keep(0, 1), NewLine::Keep(2, 1)],
-                old_no_eol: false,
-                new_no_eol: false,
-                own_eol: false,
-                place: Place::Replace,
-                locator,
-                span: Span::default(),
-            }
-        };
+        let hunk = |at: usize, hint: usize| hinted(&lines, at, hint);
         // Hunk 20's header is 7 lines off. The next, shifted by the drift
         // that leaves, misses too: it was at its line when hunk 20 was
         // sought, so its keys are sought in a pass of their own.
