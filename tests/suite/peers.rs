@@ -298,3 +298,105 @@ fn backup_names_apply_as_gnu_patch_and_git_apply_apply_them() {
         }
     }
 }
+
+/// Where GNU patch reports a hunk placed at an offset, we warn
+/// `line_hint_drift` for that hunk at the same line and distance, and
+/// nowhere else: on every udiff fixture that expects the warning and that
+/// GNU patch applies without fuzz. (GNU patch carries the offset to later
+/// hunks as we carry the drift, and counts a hunk's offset from its own
+/// header.)
+#[test]
+fn line_hint_drift_warns_where_gnu_patch_reports_an_offset() {
+    if Command::new("patch").arg("--version").output().is_err() {
+        eprintln!("GNU patch is not installed: line_hint_drift is not compared");
+        return;
+    }
+    // The number in `text` after `after`.
+    let number = |text: &str, after: &str| -> Option<i64> {
+        let rest = &text[text.find(after)? + after.len()..];
+        let end = (rest.char_indices())
+            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+            .map_or(rest.len(), |(i, _)| i);
+        rest[..end].parse().ok()
+    };
+    // GNU patch reports each hunk placed at an offset from its header
+    // (`Hunk #2 succeeded at 17 (offset -3 lines).`), a hunk it does not
+    // name being at offset 0. We warn where the offset changes from the
+    // previous hunk's (the drift we carry): those reports, as (line,
+    // distance).
+    let theirs_of = |text: &str| -> Vec<(i64, i64)> {
+        let (mut last, mut carried, mut changed) = (0, 0, vec![]);
+        for l in text.lines() {
+            if l.starts_with("patching file") {
+                (last, carried) = (0, 0);
+            }
+            let (Some(n), Some(at), Some(offset)) = (
+                number(l, "Hunk #"),
+                number(l, "succeeded at "),
+                number(l, "(offset "),
+            ) else {
+                continue;
+            };
+            if n > last + 1 {
+                carried = 0;
+            }
+            if offset != carried {
+                changed.push((at, offset.abs()));
+            }
+            (last, carried) = (n, offset);
+        }
+        changed
+    };
+    // Ours: `hunk matched at line 17 of `lib.txt`, 3 line(s) from ...`
+    let mine_of = |text: &str| -> Option<(i64, i64)> {
+        Some((number(text, "matched at line ")?, number(text, "`, ")?))
+    };
+    let mut compared = 0;
+    for (name, dir) in cases(Format::Udiff) {
+        let expects = std::fs::read_to_string(dir.join("expect-warnings")).unwrap_or_default();
+        if !expects.lines().any(|w| w == "line_hint_drift") {
+            continue;
+        }
+        let before = Snapshot::load(&dir.join("before"));
+        let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        before.write(tmp.path(), &Default::default());
+        let out = Command::new("patch")
+            .args(["-p1", "--no-backup-if-mismatch", "-f"])
+            .current_dir(tmp.path())
+            .stdin(std::fs::File::open(dir.join("patch")).unwrap())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: GNU patch: {out:?}");
+        let said = String::from_utf8_lossy(&out.stdout);
+        // Fuzz drops context lines, which we never do: GNU patch may then
+        // place the hunk elsewhere (`blank_context_line_emptied_at_the_end`).
+        if said.contains("with fuzz") {
+            continue;
+        }
+        let theirs = theirs_of(&said);
+        let tmp = tempfile::tempdir().unwrap();
+        before.write(tmp.path(), &Default::default());
+        let mut tree = DiskTree::new(tmp.path()).unwrap();
+        let root = tree.root().to_path_buf();
+        let outcome = grammar_patch::run_with(
+            patch,
+            Some(Format::Udiff),
+            Mode::Apply { dry_run: true },
+            Some(&mut tree as &mut dyn FileTree),
+            Some(&root),
+            Default::default(),
+        );
+        let mine: Vec<(i64, i64)> = (outcome.diagnostics.iter())
+            .filter(|d| d.code.as_str() == "line_hint_drift")
+            .filter_map(|d| mine_of(&d.message))
+            .collect();
+        assert!(!mine.is_empty(), "{name}: no line_hint_drift");
+        assert_eq!(
+            mine, theirs,
+            "{name}: ours (line, distance) against GNU patch's"
+        );
+        compared += 1;
+    }
+    assert!(compared >= 2, "only {compared} fixtures compared");
+}

@@ -202,9 +202,13 @@ impl<'a, 'f> Locating<'a, 'f> {
         self.check_overlaps(edits);
     }
 
+    /// Warns of a hunk placed by its context away from where its header,
+    /// shifted by the earlier hunks' drift, points, saying how far from
+    /// its header's own line; not of one at that line (the line number
+    /// was right, the drift not).
     fn hint_drift(&mut self, edit: &Edit, h: usize, drift: isize, start: usize) {
         let expected = h.saturating_add_signed(drift);
-        if start != expected {
+        if start != expected && start != h {
             self.warnings.push(
                 Diagnostic::new(
                     Code::LineHintDrift,
@@ -212,7 +216,7 @@ impl<'a, 'f> Locating<'a, 'f> {
                         "hunk matched at line {} of `{}`, {} line(s) from where its header points",
                         start + 1,
                         self.rel,
-                        start.abs_diff(expected)
+                        start.abs_diff(h)
                     ),
                 )
                 .at(edit.span, "the context decided, not the line number")
