@@ -94,6 +94,17 @@ fn ours(before: &Snapshot, patch: &str) -> Option<Snapshot> {
 
 /// Ours, with a strip level where one is given (`-p N`).
 fn ours_p(before: &Snapshot, patch: &str, strip: Option<usize>) -> Option<Snapshot> {
+    let (outcome, tmp) = ours_run(before, patch, strip);
+    outcome.ok().then(|| Snapshot::load(tmp.path()))
+}
+
+/// Our outcome applying `patch` to `before` in a directory of its own,
+/// and that directory.
+fn ours_run(
+    before: &Snapshot,
+    patch: &str,
+    strip: Option<usize>,
+) -> (grammar_patch::Outcome, tempfile::TempDir) {
     let tmp = tempfile::tempdir().unwrap();
     before.write(tmp.path(), &Default::default());
     let mut tree = DiskTree::new(tmp.path()).unwrap();
@@ -110,7 +121,21 @@ fn ours_p(before: &Snapshot, patch: &str, strip: Option<usize>) -> Option<Snapsh
         Some(&root),
         options,
     );
-    outcome.ok().then(|| Snapshot::load(tmp.path()))
+    (outcome, tmp)
+}
+
+/// GNU patch with `args` in a copy of `before`, the patch file on its
+/// standard input: what it said, and the tree it left.
+fn gnu_patch(before: &Snapshot, patch: &Path, args: &[&str]) -> (std::process::Output, Snapshot) {
+    let tmp = tempfile::tempdir().unwrap();
+    before.write(tmp.path(), &Default::default());
+    let out = Command::new("patch")
+        .args(args)
+        .current_dir(tmp.path())
+        .stdin(std::fs::File::open(patch).unwrap())
+        .output()
+        .unwrap();
+    (out, Snapshot::load(tmp.path()))
 }
 
 #[test]
@@ -283,16 +308,13 @@ fn backup_names_apply_as_gnu_patch_and_git_apply_apply_them() {
         let theirs = git_apply(&before, &patch, Some(0)).expect("git apply takes it");
         assert_eq!(mine, theirs, "{name}: git apply");
         if has_patch {
-            let tmp = tempfile::tempdir().unwrap();
-            before.write(tmp.path(), &Default::default());
-            let out = Command::new("patch")
-                .args(["-p0", "--no-backup-if-mismatch", "-s"])
-                .current_dir(tmp.path())
-                .stdin(std::fs::File::open(dir.join("patch")).unwrap())
-                .output()
-                .unwrap();
+            let (out, theirs) = gnu_patch(
+                &before,
+                &dir.join("patch"),
+                &["-p0", "--no-backup-if-mismatch", "-s"],
+            );
             assert!(out.status.success(), "{name}: GNU patch: {out:?}");
-            assert_eq!(mine, Snapshot::load(tmp.path()), "{name}: GNU patch");
+            assert_eq!(mine, theirs, "{name}: GNU patch");
         } else {
             eprintln!("GNU patch is not installed: {name} is compared with git apply only");
         }
@@ -359,14 +381,11 @@ fn line_hint_drift_warns_where_gnu_patch_reports_an_offset() {
         }
         let before = Snapshot::load(&dir.join("before"));
         let patch = std::fs::read_to_string(dir.join("patch")).unwrap();
-        let tmp = tempfile::tempdir().unwrap();
-        before.write(tmp.path(), &Default::default());
-        let out = Command::new("patch")
-            .args(["-p1", "--no-backup-if-mismatch", "-f"])
-            .current_dir(tmp.path())
-            .stdin(std::fs::File::open(dir.join("patch")).unwrap())
-            .output()
-            .unwrap();
+        let (out, theirs_tree) = gnu_patch(
+            &before,
+            &dir.join("patch"),
+            &["-p1", "--no-backup-if-mismatch", "-f"],
+        );
         assert!(out.status.success(), "{name}: GNU patch: {out:?}");
         let said = String::from_utf8_lossy(&out.stdout);
         // Fuzz drops context lines, which we never do: GNU patch may then
@@ -375,18 +394,9 @@ fn line_hint_drift_warns_where_gnu_patch_reports_an_offset() {
             continue;
         }
         let theirs = theirs_of(&said);
-        let tmp = tempfile::tempdir().unwrap();
-        before.write(tmp.path(), &Default::default());
-        let mut tree = DiskTree::new(tmp.path()).unwrap();
-        let root = tree.root().to_path_buf();
-        let outcome = grammar_patch::run_with(
-            patch,
-            Some(Format::Udiff),
-            Mode::Apply { dry_run: true },
-            Some(&mut tree as &mut dyn FileTree),
-            Some(&root),
-            Default::default(),
-        );
+        let (outcome, tmp) = ours_run(&before, &patch, None);
+        // The same hunks placed the same way, so the same offsets.
+        assert_eq!(Snapshot::load(tmp.path()), theirs_tree, "{name}: the trees");
         let mine: Vec<(i64, i64)> = (outcome.diagnostics.iter())
             .filter(|d| d.code.as_str() == "line_hint_drift")
             .filter_map(|d| mine_of(&d.message))
