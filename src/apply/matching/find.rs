@@ -55,16 +55,14 @@ pub fn expect(file: &FileText, edits: &[Edit]) {
 }
 
 /// Tells `file` the keys of kind `kind` that the edits' blocks have at
-/// the first of their levels comparing by it, hint or not, unless it
-/// knows that kind's keys already (told them, or indexed the whole file
-/// for it). A search calls this before its first look at a kind: a hunk
-/// that missed its line, a level past the first. One counting pass, and
-/// every block searched later at that kind walks its pivot, where
-/// without it each would seek its keys in a pass of its own.
+/// the first of their levels comparing by it, hint or not: for a file
+/// that does not know that kind's keys yet ([`FileText::knows`], which the
+/// caller asks before it gathers the edits). A search calls this before
+/// its first look at a kind: a hunk that missed its line, a level past
+/// the first. One counting pass, and every block searched later at that
+/// kind walks its pivot, where without it each would seek its keys in a
+/// pass of its own.
 pub fn expect_at(file: &FileText, edits: &[&Edit], kind: Key) {
-    if file.knows(kind) {
-        return;
-    }
     let at = move |loc: &Locator| loc.levels.iter().find(|&l| Key::at(l) == kind);
     let mut counts = Counts::default();
     for (block, level) in blocks(edits.iter().copied(), at) {

@@ -391,11 +391,9 @@ impl FileText<'_> {
         if self.indexes.whole[kind as usize].get().is_some() {
             return;
         }
-        let expected = self.indexes.expected[kind as usize].get();
         let mut sought: Vec<u64> = hashes
             .into_iter()
-            .filter(|h| !expected.is_some_and(|e| e.counts.contains_key(h)))
-            .filter(|&h| self.scanned(h, kind).is_none())
+            .filter(|&h| !self.is_pivot(h, kind) && self.scanned(h, kind).is_none())
             .collect();
         if sought.is_empty() {
             return;
