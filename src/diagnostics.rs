@@ -178,12 +178,13 @@ fn build<'t>(
         }
         for t in &d.targets {
             // One file entry per target text, however many labels point into it.
-            let key = (t.path.clone(), t.text.as_ptr() as usize);
+            let key = (t.path.clone(), t.text.id());
+            let text = t.text.as_str();
             let id = *targets
                 .entry(key)
-                .or_insert_with(|| files.add(t.path.clone(), visible(&t.text)));
+                .or_insert_with(|| files.add(t.path.clone(), visible(text)));
             labels.push(
-                Label::secondary(id, clamp(t.span.start, t.span.end, &t.text))
+                Label::secondary(id, clamp(t.span.start, t.span.end, text))
                     .with_message(show(&t.message)),
             );
         }

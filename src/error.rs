@@ -3,7 +3,7 @@
 //! `diagnostics.rs`'s job; this file knows nothing about terminals or JSON.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::ir::Span;
 
@@ -294,11 +294,51 @@ pub struct TargetLabel {
     /// The target file.
     pub path: String,
     /// The whole target text, shared between the diagnostics that point into it.
-    pub text: Arc<str>,
+    pub text: TargetText,
     /// Where in `text`.
     pub span: Span,
     /// What the place is.
     pub message: String,
+}
+
+/// A target file's whole text, shared by the labels that point into it.
+/// Labels are made while the search borrows the text; its owner then hands
+/// the text itself over ([`TargetText::hand_over`]), so a failure on a
+/// large file does not copy it. Until then it reads as empty.
+#[derive(Debug, Clone, Default)]
+pub struct TargetText(Arc<OnceLock<String>>);
+
+impl TargetText {
+    /// The text; empty before it was handed over.
+    pub fn as_str(&self) -> &str {
+        self.0.get().map_or("", String::as_str)
+    }
+
+    /// One identity per text, for grouping the labels that share it.
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// Whether a label holds this text (a clone of it is alive).
+    fn is_held(&self) -> bool {
+        Arc::strong_count(&self.0) > 1
+    }
+
+    /// Gives the labels `text`, the text they point into, where one
+    /// holds it; else lets it go.
+    pub fn hand_over(&self, text: String) {
+        if self.is_held() {
+            let _ = self.0.set(text);
+        }
+    }
+
+    /// Gives the labels a copy of `text`, which its owner keeps (a
+    /// warning's labels, when the edit goes on), where one holds it.
+    pub fn copy(&self, text: &str) {
+        if self.is_held() {
+            let _ = self.0.set(text.to_owned());
+        }
+    }
 }
 
 /// One problem (or warning) with everything needed to render it.
@@ -389,4 +429,35 @@ impl Diagnostic {
 /// Errors first (by position), then warnings (by position).
 pub fn sort(diags: &mut [Diagnostic]) {
     diags.sort_by_key(|d| (std::cmp::Reverse(d.severity), d.span.map(|s| s.start)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A label made before the text is handed over reads that very text
+    /// (the same bytes, not a copy) once it is; a text no label holds is
+    /// let go; a copy leaves the owner its text.
+    #[test]
+    fn labels_take_the_text_handed_over_without_a_copy() {
+        let owner = TargetText::default();
+        let label = owner.clone();
+        assert_eq!(label.as_str(), "");
+        let text = "fn main() {}\n".repeat(100);
+        let bytes = text.as_ptr();
+        owner.hand_over(text);
+        assert_eq!(label.as_str().as_ptr(), bytes);
+        assert_eq!(label.id(), owner.id());
+
+        let unheld = TargetText::default();
+        unheld.hand_over("nobody points here".to_string());
+        assert_eq!(unheld.as_str(), "");
+
+        let owner = TargetText::default();
+        let label = owner.clone();
+        let kept = String::from("kept\n");
+        owner.copy(&kept);
+        assert_eq!(label.as_str(), kept);
+        assert_ne!(label.as_str().as_ptr(), kept.as_ptr());
+    }
 }

@@ -13,14 +13,13 @@
 //! Nothing here builds text (`assemble.rs`) or explains a miss
 //! (`explain.rs`).
 
-use std::cell::{Cell, OnceCell};
-use std::sync::Arc;
+use std::cell::Cell;
 
 use super::explain::{brief_miss, CANDIDATES, EXPLAINED_MISSES};
 use super::find::{self, Want};
 use super::indent::{self, Indent};
 use super::text::{FileText, Key, Region};
-use crate::error::{Code, Diagnostic, TargetLabel};
+use crate::error::{Code, Diagnostic, TargetLabel, TargetText};
 use crate::ir::{Edit, Hint, Level, Levels, Line, New, Policy, RangeEnd, Span, Uniqueness};
 use crate::paths::RelPath;
 
@@ -113,7 +112,7 @@ pub struct Locating<'a, 'f> {
     pub source: &'a str,
     pub rel: &'a RelPath,
     pub policy: &'a Policy,
-    pub target_text: &'a OnceCell<Arc<str>>,
+    pub target_text: &'a TargetText,
     pub warnings: Vec<Diagnostic>,
     pub errors: Vec<Diagnostic>,
     /// The edits placed so far, in the order they were.
@@ -134,7 +133,7 @@ impl<'a, 'f> Locating<'a, 'f> {
         source: &'a str,
         rel: &'a RelPath,
         policy: &'a Policy,
-        target_text: &'a OnceCell<Arc<str>>,
+        target_text: &'a TargetText,
     ) -> Self {
         Locating {
             file,
@@ -154,13 +153,9 @@ impl<'a, 'f> Locating<'a, 'f> {
 
     /// A label on lines `r` of the file.
     pub fn target(&self, r: Region, message: String) -> TargetLabel {
-        let text = self
-            .target_text
-            .get_or_init(|| Arc::from(self.file.text))
-            .clone();
         TargetLabel {
             path: self.rel.to_string(),
-            text,
+            text: self.target_text.clone(),
             span: self.file.label_span(r),
             message,
         }
@@ -600,7 +595,7 @@ mod tests {
         let typo = Line::unplaced(&["    row 2950 of 9", "    row 2951 of 10 (not so)", "    row 2952 of 11"]);
         edits.push(Edit { old: typo, ..hunk(2950, 2950) });
         let file = FileText::new(&text);
-        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), OnceCell::new());
+        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), TargetText::default());
         let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
         loc.locate_all(&edits);
         let placed: Vec<usize> = loc.placed.iter().map(|p| p.at().start).collect();
@@ -630,7 +625,7 @@ mod tests {
             .map(|k| hunk(k * 70, if k == 20 { k * 70 + 7 } else { k * 70 }))
             .collect();
         let file = FileText::new(&text);
-        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), OnceCell::new());
+        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), TargetText::default());
         let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
         loc.locate_all(&edits);
         assert!(loc.errors.is_empty());

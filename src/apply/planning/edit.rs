@@ -3,7 +3,6 @@
 //! other in the text as the earlier ones left it (RepoPatch;
 //! `sequential.rs`), then assembled (`assemble.rs`).
 
-use std::cell::OnceCell;
 
 use super::assemble::{assemble, dominant, reshapes, Shape};
 use crate::apply::matching::beside;
@@ -13,7 +12,7 @@ use super::op::render_new;
 use crate::apply::output::{Builder, Output, Pieces};
 use super::plan::{OpCx, Step};
 use crate::apply::matching::text::FileText;
-use crate::error::{Code, Diagnostic, Reported};
+use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, FileOp, NewText};
 use crate::paths::RelPath;
 
@@ -76,9 +75,10 @@ impl<'s> OpCx<'_, 's> {
         // file that took a twentieth of a large ap apply, and the thread
         // has the placing's time to start in.
         let counting = self.policy.finish.bracket_check && base.is_none() && text.len() >= BESIDE;
+        let target = TargetText::default();
         let mut place = || match self.policy.sequential {
             true => self.in_order(rel, text, edits),
-            false => self.in_original(rel, text, edits, shape),
+            false => self.in_original(rel, text, edits, shape, &target),
         };
         let (pieces, before) = match counting {
             true => {
@@ -87,9 +87,21 @@ impl<'s> OpCx<'_, 's> {
             }
             false => (place(), None),
         };
+        // The labels the search made point into `text`: a failure hands
+        // them the text itself, a success (warnings) a copy.
+        let pieces = match pieces {
+            Ok(pieces) => {
+                target.copy(text);
+                pieces
+            }
+            Err(e) => {
+                target.hand_over(base.unwrap_or(original));
+                return Err(e);
+            }
+        };
         let output = match base {
-            Some(base) => Output::over(original, base, pieces?),
-            None => Output::new(original, pieces?),
+            Some(base) => Output::over(original, base, pieces),
+            None => Output::new(original, pieces),
         };
         if self.policy.finish.bracket_check && !output.is_unchanged() && output.base_is_original() {
             self.brackets(rel, &output, before);
@@ -104,6 +116,7 @@ impl<'s> OpCx<'_, 's> {
         text: &str,
         edits: &'p [Edit<'_>],
         shape: Shape,
+        target: &TargetText,
     ) -> Step<Pieces<'p>>
     where
         's: 'p,
@@ -119,8 +132,7 @@ impl<'s> OpCx<'_, 's> {
             (split(), Keys::of(edits))
         };
         expect_keys(&file, edits, keys);
-        let target_text = OnceCell::new();
-        let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, &target_text);
+        let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, target);
         loc.locate_all(edits);
         self.warnings.append(&mut loc.warnings);
         if !loc.errors.is_empty() {

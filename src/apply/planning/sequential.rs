@@ -2,7 +2,6 @@
 //! the file as the edits before it left it (`evolve.rs`), and every edit
 //! that cannot be placed is explained against that text.
 
-use std::cell::OnceCell;
 
 use super::evolve::{self, Evolving, NIL};
 use crate::apply::matching::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
@@ -12,7 +11,7 @@ use crate::apply::matching::locate::{Locating, Miss, Part};
 use crate::apply::output::Pieces;
 use super::plan::{OpCx, Step};
 use crate::apply::matching::text::FileText;
-use crate::error::{Code, Diagnostic, Reported};
+use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, Level, Line, Uniqueness};
 use crate::paths::RelPath;
 
@@ -225,14 +224,19 @@ impl<'s> OpCx<'_, 's> {
         f: impl FnOnce(&mut Locating) -> T,
     ) -> (T, Vec<u32>) {
         let (text, order) = ev.current();
-        let file = FileText::with_breaks(&text, self.policy.lone_cr_breaks);
-        let target_text = OnceCell::new();
-        let mut locating = Locating::new(&file, &[], self.source, rel, self.policy, &target_text);
-        locating.cursor = order
-            .iter()
-            .position(|&id| id == cursor)
-            .map_or(0, |p| p + 1);
-        (f(&mut locating), order)
+        let target_text = TargetText::default();
+        let found = {
+            let file = FileText::with_breaks(&text, self.policy.lone_cr_breaks);
+            let mut locating = Locating::new(&file, &[], self.source, rel, self.policy, &target_text);
+            locating.cursor = order
+                .iter()
+                .position(|&id| id == cursor)
+                .map_or(0, |p| p + 1);
+            f(&mut locating)
+        };
+        // The text was made for this search: its labels take it.
+        target_text.hand_over(text);
+        (found, order)
     }
 
     /// Why edit `i` has no place: the applier's usual diagnosis against
