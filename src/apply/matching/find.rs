@@ -318,6 +318,13 @@ pub fn nearest(
         return Some((s, n));
     }
     let first = block.iter().map(|l| trim(l.text)).find(|t| !t.is_empty())?;
+    most_like(file, first, from).map(|i| (i, 0))
+}
+
+/// The line at or after `from` most like `first` (not empty, trimmed),
+/// the first of them where several are: a line of text, not blank, that
+/// shares the most with it.
+fn most_like(file: &FileText, first: &str, from: usize) -> Option<usize> {
     // What a line shares with `first`: their common start and end, and all
     // of `first` where the line holds it whole, or is at least half of it
     // and within it (a line `a` is within almost any sentence).
@@ -325,31 +332,134 @@ pub fn nearest(
     // One searcher for every line, built once (`str::contains` builds one a
     // call), and without the CPU probe of `memchr`'s own (see `bytes.rs`).
     let within = memchr::arch::all::twoway::Finder::new(want);
-    let score = |line: &str| -> usize {
+    let pairs = Pairs::of(want);
+    // A line's score where it beats `bar`: its common start and end, and
+    // `want`'s length where it holds `want` (or lies within it), sought
+    // only where that could lift the line over the bar.
+    let score = |line: &str, bar: usize| -> Option<usize> {
         let head = line.bytes().zip(want).take_while(|(x, y)| x == *y).count();
         let tail = (line.bytes().rev().zip(want.iter().rev()))
             .take_while(|(x, y)| x == *y)
             .count();
         let n = line.len();
-        let holds = (n >= want.len() && within.find(line.as_bytes(), want).is_some())
-            || (2 * n >= want.len() && n < want.len() && first.contains(line));
-        head + tail + if holds { want.len() } else { 0 }
+        let holds = || {
+            (n >= want.len() && within.find(line.as_bytes(), want).is_some())
+                || (2 * n >= want.len()
+                    && n < want.len()
+                    && pairs.may_hold(line.as_bytes())
+                    && first.contains(line))
+        };
+        let s = head + tail + if head + tail + want.len() > bar && holds() { want.len() } else { 0 };
+        (s > bar).then_some(s)
     };
-    // Only lines of text: a binary line is no advice.
-    let text = |l: &str| {
-        !l.chars().any(|c| c.is_control() && c != '\t') && !crate::lossless::has_escapes(l)
-    };
-    (from..file.len())
-        .filter(|&i| !file.is_blank(i) && text(file.line(i)))
-        .map(|i| (i, score(trim(file.line(i)))))
-        .max_by_key(|&(i, s)| (s, std::cmp::Reverse(i)))
-        .filter(|&(_, s)| s > 0)
-        .map(|(i, _)| (i, 0))
+    // Only lines of text: a binary line is no advice. Asked only of a line
+    // that would be the best so far; the first of the best scores wins.
+    let text = |l: &str| !has_control(l) && !crate::lossless::has_escapes(l);
+    let mut best: Option<(usize, usize)> = None;
+    for i in from..file.len() {
+        let bar = best.map_or(0, |(s, _)| s);
+        if let Some(s) = score(trim(file.line(i)), bar) {
+            if !file.is_blank(i) && text(file.line(i)) {
+                best = Some((s, i));
+            }
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
+/// Whether `line` holds a control character other than a tab (Unicode's
+/// `Cc`: U+0000 to U+001F and U+007F to U+009F), read from its bytes:
+/// U+0080 to U+009F are `C2 80` to `C2 9F` in UTF-8.
+fn has_control(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.iter().enumerate().any(|(i, &x)| match x {
+        b'\t' => false,
+        0..=0x1f | 0x7f => true,
+        0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)),
+        _ => false,
+    })
+}
+
+/// The pairs of adjacent bytes in a text, a bit each (8 KiB): a text
+/// holds another only if it holds each of the other's pairs, so most lines
+/// are ruled out without a substring search (which builds a searcher for
+/// its needle, a line here, at every call).
+struct Pairs(Vec<u64>);
+
+impl Pairs {
+    fn of(text: &[u8]) -> Pairs {
+        let mut bits = vec![0u64; 1 << 10];
+        for w in text.windows(2) {
+            let at = usize::from(w[0]) << 8 | usize::from(w[1]);
+            bits[at >> 6] |= 1 << (at & 63);
+        }
+        Pairs(bits)
+    }
+
+    /// Whether a text with these pairs may hold `needle`.
+    fn may_hold(&self, needle: &[u8]) -> bool {
+        needle.windows(2).all(|w| {
+            let at = usize::from(w[0]) << 8 | usize::from(w[1]);
+            self.0[at >> 6] & (1 << (at & 63)) != 0
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The byte reading of "a control character other than a tab" is
+        /// the character one, on any text.
+        #[test]
+        fn control_bytes_are_control_characters(s in "(\\PC|[\\x00-\\x1f\\x7f-\\u{a0}]){0,12}") {
+            prop_assert_eq!(has_control(&s), s.chars().any(|c| c.is_control() && c != '\t'));
+        }
+
+        /// The line most like another is the one scoring every line, then
+        /// taking the best, would pick: the bar and the late checks of
+        /// `most_like` change what it reads, not what it finds.
+        #[test]
+        fn the_most_like_line_is_the_best_scored_eligible_line(
+            lines in proptest::collection::vec("[ab \\t\\x01\\u{85}]{0,6}", 0..24),
+            first in "[ab]{1,4}",
+            from in 0usize..4,
+        ) {
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let file = FileText::new(&text);
+            let want = first.as_bytes();
+            let score = |line: &str| {
+                let head = line.bytes().zip(want).take_while(|(x, y)| x == *y).count();
+                let tail = line.bytes().rev().zip(want.iter().rev()).take_while(|(x, y)| x == *y).count();
+                let n = line.len();
+                let holds = (n >= want.len() && line.contains(first.as_str()))
+                    || (2 * n >= want.len() && n < want.len() && first.contains(line));
+                head + tail + if holds { want.len() } else { 0 }
+            };
+            let text_line = |l: &str| !l.chars().any(|c| c.is_control() && c != '\t');
+            let expected = (from..file.len())
+                .filter(|&i| !file.is_blank(i) && text_line(file.line(i)))
+                .map(|i| (i, score(trim(file.line(i)))))
+                .max_by_key(|&(i, s)| (s, std::cmp::Reverse(i)))
+                .filter(|&(_, s)| s > 0)
+                .map(|(i, _)| i);
+            prop_assert_eq!(most_like(&file, &first, from), expected);
+        }
+
+        /// The pair filter never rules out a text that holds the needle,
+        /// and rules out one that lacks a pair of it.
+        #[test]
+        fn pairs_rule_out_only_what_is_not_held(hay in "[a-d]{0,16}", needle in "[a-d]{0,5}") {
+            let pairs = Pairs::of(hay.as_bytes());
+            if hay.contains(needle.as_str()) {
+                prop_assert!(pairs.may_hold(needle.as_bytes()));
+            }
+            let lacks = needle.as_bytes().windows(2).any(|w| !hay.as_bytes().windows(2).any(|h| h == w));
+            prop_assert_eq!(pairs.may_hold(needle.as_bytes()), !lacks);
+        }
+    }
 
     fn find_at(f: &FileText, block: &[&str], level: Level, from: usize) -> Vec<usize> {
         let block = Line::unplaced(block);
