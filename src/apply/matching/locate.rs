@@ -473,20 +473,36 @@ impl<'a, 'f> Locating<'a, 'f> {
         } else {
             CANDIDATES
         };
+        // The kind of key of the last level that found nothing, comparing
+        // every line (not passing over blank ones): a level whose keys are
+        // that kind's, in this file and this block, would find nothing
+        // again, and is passed over without counting the file's keys.
+        let mut missed: Option<Key> = None;
         for level in levels.iter() {
-            self.ready(Key::at(level));
+            let kind = Key::at(level);
+            if missed.is_some_and(|m| self.same_keys(block, m, kind)) {
+                continue;
+            }
+            self.ready(kind);
             let want = Want::new(block, level);
             let found: Vec<Region> = find::find(self.file, &want, from, n, limit)
                 .into_iter()
                 .filter(|r| !at_eof || r.end == n)
                 .collect();
             match (first_only, found.len()) {
-                (_, 0) => continue,
+                (_, 0) if level.skips_blank_lines() => continue,
+                (_, 0) => missed = Some(kind),
                 (true, _) | (_, 1) => return Ok((found[0], level)),
                 _ => return Err(Miss::Ambiguous { part, found, level }),
             }
         }
         Err(Miss::NotFound { part, from })
+    }
+
+    /// Whether `block` and the file have the same keys of kinds `a` and
+    /// `b`, line for line ([`FileText::keys_agree`]).
+    fn same_keys(&self, block: &[Line], a: Key, b: Key) -> bool {
+        self.file.keys_agree(a, b) && block.iter().all(|l| a.of(l.text) == b.of(l.text))
     }
 
     /// A block matched at a relaxed level: a warning that names it.
@@ -647,5 +663,44 @@ mod tests {
             (p.at(), p.edit(), p.blank_first),
             (Region::new(7, 9), 3, true)
         );
+    }
+
+    /// Blocks sought on the ladder in a file with lines ending bare or in
+    /// whitespace, ASCII or not: a level whose keys are the missed one's,
+    /// in file and block, is passed over without counting the file's keys
+    /// (none of its kind is known after), and every other level is still
+    /// searched and finds what it finds.
+    #[test]
+    fn a_level_whose_keys_are_the_missed_ones_is_passed_over() {
+        let (rel, policy) = (RelPath::new("f").unwrap(), Policy::default());
+        let locate = |text: &str, block: &[&str]| {
+            let file = FileText::new(text);
+            let old = Line::unplaced(block);
+            let keep = [NewLine::Keep(0, block.len() as u32)];
+            let edits = [Edit::replace(old, &keep, Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER), Span::default())];
+            let target = TargetText::default();
+            let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
+            loc.locate_all(&edits);
+            let placed = loc.placed.first().map(|p| p.at().start);
+            let known = [Key::TrailingWhitespace, Key::Normalized].map(|k| file.knows(k));
+            (placed, loc.errors.len(), known)
+        };
+        let bare: String = (0..50).map(|i| format!("  line {i}\n")).collect();
+        // Absent: trailing whitespace is exact here, normalised is trimmed.
+        assert_eq!(locate(&bare, &["  line 3", "  nowhere"]), (None, 1, [false, false]));
+        // A block line ending in a space: that level is sought, and finds it.
+        assert_eq!(locate(&bare, &["  line 3 ", "  line 4"]), (Some(3), 0, [true, false]));
+        // Indented otherwise: found trimmed, trailing whitespace passed over.
+        assert_eq!(locate(&bare, &["line 3", "line 4"]), (Some(3), 0, [false, false]));
+        // A file line ending in a tab, far from the block: sought again.
+        let tabbed = bare.replace("line 40\n", "line 40\t\n");
+        assert_eq!(locate(&tabbed, &["  line 3", "  nowhere"]).2, [true, false]);
+        // A file that is not ASCII: normalised keys are counted, and find
+        // a dash the block writes plainly.
+        let dashed = bare.replace("line 7\n", "line 7 \u{2014} x\n");
+        assert_eq!(locate(&dashed, &["  line 7 - x", "  line 8"]), (Some(7), 0, [false, true]));
+        assert_eq!(locate(&dashed, &["  line 3", "  nowhere"]), (None, 1, [false, true]));
+        // A block that is not ASCII, in an ASCII file: counted too.
+        assert_eq!(locate(&bare, &["  line 3 \u{2014}", "  nowhere"]).2, [false, true]);
     }
 }

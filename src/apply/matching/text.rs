@@ -4,6 +4,7 @@
 //! `find.rs` does the matching.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use super::index::Indexes;
 use super::starts::Starts;
 use crate::ir::Level;
@@ -43,6 +44,9 @@ pub struct FileText<'a> {
     no_cr: bool,
     /// The line indexes, built on first need (`index.rs`).
     pub(super) indexes: Indexes,
+    /// Whether every line's keys of two kinds agree, asked once a pair
+    /// ([`FileText::keys_agree`]).
+    agree: [OnceCell<bool>; 2],
 }
 
 impl<'a> FileText<'a> {
@@ -78,7 +82,28 @@ impl<'a> FileText<'a> {
             starts,
             no_cr: lone_cr && !cr,
             indexes: Indexes::default(),
+            agree: Default::default(),
         }
+    }
+
+    /// Whether every line of the file has the same key of kind `a` as of
+    /// kind `b`, so that a search at one finds what a search at the other
+    /// does. Answered for two pairs, each with a pass that is cheaper than
+    /// counting keys: exact and trailing whitespace where no line ends in
+    /// whitespace, trimmed and normalised where the text is ASCII (which
+    /// normalising leaves as it is). Any other pair: `false`.
+    pub fn keys_agree(&self, a: Key, b: Key) -> bool {
+        let (slot, answer): (_, &dyn Fn() -> bool) = match (a, b) {
+            (Key::Exact, Key::TrailingWhitespace) => (&self.agree[0], &|| {
+                (0..self.len()).all(|i| {
+                    let line = self.line(i);
+                    line.trim_end().len() == line.len()
+                })
+            }),
+            (Key::Trimmed, Key::Normalized) => (&self.agree[1], &|| self.text.is_ascii()),
+            _ => return false,
+        };
+        *slot.get_or_init(answer)
     }
 
 
