@@ -94,18 +94,38 @@ impl<'a> FileText<'a> {
     /// normalising leaves as it is). Any other pair: `false`.
     pub fn keys_agree(&self, a: Key, b: Key) -> bool {
         let (slot, answer): (_, &dyn Fn() -> bool) = match (a, b) {
-            (Key::Exact, Key::TrailingWhitespace) => (&self.agree[0], &|| {
-                (0..self.len()).all(|i| {
-                    let line = self.line(i);
-                    line.trim_end().len() == line.len()
-                })
-            }),
+            (Key::Exact, Key::TrailingWhitespace) => (&self.agree[0], &|| self.ends_bare()),
             (Key::Trimmed, Key::Normalized) => (&self.agree[1], &|| self.text.is_ascii()),
             _ => return false,
         };
         *slot.get_or_init(answer)
     }
 
+
+    /// Whether no line ends in whitespace (its line ending aside): the
+    /// last byte of each line, read from the starts, and its last
+    /// character where that byte is not ASCII.
+    fn ends_bare(&self) -> bool {
+        let bytes = self.text.as_bytes();
+        let mut starts = self.starts.iter();
+        let Some(mut start) = starts.next() else {
+            return true;
+        };
+        starts.all(|next| {
+            let (from, mut end) = (start as usize, next as usize);
+            start = next;
+            for eol in [b'\n', b'\r'] {
+                if end > from && bytes[end - 1] == eol {
+                    end -= 1;
+                }
+            }
+            match bytes[from..end].last() {
+                None => true,
+                Some(&b) if b.is_ascii() => !char::from(b).is_whitespace(),
+                Some(_) => !self.text[from..end].ends_with(char::is_whitespace),
+            }
+        })
+    }
 
     /// Whether the text is known to hold no `\r` (found while splitting
     /// it; `false` where that was not looked for).
@@ -307,6 +327,21 @@ pub fn soft_eq(file: &str, want: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Read from the bytes, "no line ends in whitespace" is what
+        /// trimming each line's end says, whatever ends the lines.
+        #[test]
+        fn bare_ends_are_what_trimming_says(
+            text in "\u{feff}?[a \t\r\n\u{a0}\u{3000}\u{85}é\x0b]{0,24}",
+            lone_cr in any::<bool>(),
+        ) {
+            let file = FileText::with_breaks(&text, lone_cr);
+            let trimmed = (0..file.len()).all(|i| file.line(i).trim_end() == file.line(i));
+            prop_assert_eq!(file.ends_bare(), trimmed);
+        }
+    }
 
 
     #[test]
