@@ -16,7 +16,7 @@ use grammar_patch::apply::{DiskTree, FileTree, MemTree};
 use grammar_patch::error::Code;
 use grammar_patch::{run, Mode};
 
-use super::support::{Hooked, Then};
+use super::support::{Call, Hooked, Then};
 
 /// A tree whose `fail_at`-th mutating call (0-based) fails, once; the
 /// count of calls so far is shared.
@@ -355,5 +355,82 @@ fn a_kill_at_every_step_on_disk_ends_before_or_after() {
                 );
             }
         }
+    }
+}
+
+/// Another process puts something at a path the apply is about to fill,
+/// between the plan and the step: a directory where the patch makes one
+/// (`mkdir` refused), a directory holding a file where the patch creates a
+/// file (the rename of the staged file refused). The apply fails, and its
+/// rollback undoes what it did (the edit of `a.txt`) and leaves the other
+/// process's files alone. The journal logs each step before it runs; a
+/// step that failed must not leave its record claiming someone else's
+/// directory, which the rollback would refuse to touch, stopping with the
+/// edit still in place.
+#[test]
+fn what_another_process_put_at_a_path_first_is_not_rolled_back_as_ours() {
+    let edit = "\
+01b451c4 AP 3.1
+
+01b451c4 FILE
+a.txt
+
+01b451c4 REPLACE
+
+01b451c4 snippet
+two
+
+01b451c4 content
+TWO
+";
+    let made_dir = format!("{edit}\n01b451c4 FILE\nsrc/made\n\n01b451c4 CREATE\n");
+    let new_file =
+        format!("{edit}\n01b451c4 FILE\nsrc/made\n\n01b451c4 CREATE\n\n01b451c4 content\nnew\n");
+    for (patch, at) in [(made_dir, Call::CreateDir), (new_file, Call::Rename)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        std::fs::write(root.join("a.txt"), "one\ntwo\n").unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        let theirs = root.clone();
+        let mut tree = Hooked::new(DiskTree::new(&root).unwrap(), move |call, path| {
+            let ours = match call {
+                Call::CreateDir => path.as_str() == "src/made",
+                Call::Rename => path.as_str().starts_with("src/.grammar-patch-"),
+                _ => false,
+            };
+            if ours && std::mem::discriminant(&call) == std::mem::discriminant(&at) {
+                std::fs::create_dir(theirs.join("src/made")).unwrap();
+                std::fs::write(theirs.join("src/made/theirs.txt"), "not the patch's\n").unwrap();
+            }
+            Then::Go
+        });
+        let outcome = run(
+            &patch,
+            None,
+            Mode::Apply { dry_run: false },
+            Some(&mut tree),
+            None,
+        );
+        let errors: Vec<Code> = outcome
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.code)
+            .collect();
+        assert_eq!(errors, [Code::IoError], "{:?}", outcome.diagnostics);
+        assert_eq!(
+            std::fs::read_to_string(root.join("a.txt")).unwrap(),
+            "one\ntwo\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(root.join("src/made/theirs.txt")).unwrap(),
+            "not the patch's\n"
+        );
+        let left: Vec<_> = std::fs::read_dir(root.join("src"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["made"], "a staged file stayed behind");
+        assert_eq!(recover(&mut tree.inner).unwrap(), Recovered::Nothing);
     }
 }

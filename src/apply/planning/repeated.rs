@@ -29,6 +29,9 @@ enum Left {
     Gone { span: Span, moved: bool },
     /// A directory the block at `span` removed or moved, with all beneath it.
     Tree { span: Span },
+    /// A directory a block created (ap `CREATE` without content): a later
+    /// block finds it there.
+    Dir,
 }
 
 impl OpCx<'_, '_> {
@@ -56,6 +59,7 @@ impl OpCx<'_, '_> {
                     mode: mode(&self.changes[k]),
                 }))
             }
+            Left::Dir => return Ok(Some(Entry::Dir)),
             Left::Gone { span, moved: false } => (span, "deleted"),
             Left::Gone { span, moved: true } => (span, "moved away"),
             Left::Tree { span } => (span, "removed or moved"),
@@ -158,6 +162,9 @@ impl<'p> Plan<'p> {
                 Some(change) => change,
                 None => return Ok(()),
             },
+            // A directory an earlier block created, which this one leaves
+            // as it is (`CREATE` again): one change, the first.
+            Some(Left::Dir) if matches!(change, Change::Unchanged { .. }) => return Ok(()),
             _ => change,
         };
         touched.record(&change, self.changes.len(), span);
@@ -236,7 +243,10 @@ impl Touched {
                 self.0.insert(from.clone(), Left::Tree { span });
                 self.0.insert(to.clone(), Left::Tree { span });
             }
-            Change::Unchanged { .. } | Change::CreateDir { .. } => {}
+            Change::CreateDir { path } => {
+                self.0.insert(path.clone(), Left::Dir);
+            }
+            Change::Unchanged { .. } => {}
         }
     }
 }

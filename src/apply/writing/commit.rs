@@ -153,7 +153,8 @@ impl Cx<'_> {
                     target: target.clone(),
                 };
                 self.log(path, record)?;
-                at(path, self.tree.symlink(path, target))?;
+                let done = self.tree.symlink(path, target);
+                self.ran(path, done)?;
             }
             Change::Write {
                 path,
@@ -193,8 +194,12 @@ impl Cx<'_> {
                 self.dirs.extend(from.ancestors());
             }
             Change::CreateDir { path } => {
+                // With its parents, where missing: an earlier change of
+                // this commit may have made it, as a file's parent.
                 self.make_parents(path)?;
-                self.make_dir(path)?;
+                if at(path, self.tree.entry(path))? == Entry::Missing {
+                    self.make_dir(path)?;
+                }
             }
             Change::RemoveTree { files, dirs, .. } => {
                 for (path, ..) in files {
@@ -273,7 +278,8 @@ impl Cx<'_> {
             ident: new,
         };
         self.log(path, record)?;
-        at(path, self.tree.rename(&tmp, path))
+        let done = self.tree.rename(&tmp, path);
+        self.ran(path, done)
     }
 
     /// New contents for the file at `path`, in a new inode with its owner
@@ -299,9 +305,10 @@ impl Cx<'_> {
                     ident: new,
                 };
                 self.log(path, record)?;
-                at(path, self.tree.rename(&tmp, path))
+                let done = self.tree.rename(&tmp, path);
+                self.ran(path, done)
             }
-            Err(e) => Err((path.clone(), e)),
+            Err(e) => self.ran(path, Err(e)),
         }
     }
 
@@ -315,7 +322,8 @@ impl Cx<'_> {
             ident,
         };
         self.log(path, record)?;
-        at(path, self.tree.rename(path, &aside))?;
+        let done = self.tree.rename(path, &aside);
+        self.ran(path, done)?;
         self.verify_moved(&aside, path, &ident, |t| t.rename(&aside, path))
     }
 
@@ -327,7 +335,8 @@ impl Cx<'_> {
             ident,
         };
         self.log(to, record)?;
-        at(to, self.tree.rename(from, to))?;
+        let done = self.tree.rename(from, to);
+        self.ran(to, done)?;
         self.verify_moved(to, from, &ident, |t| t.rename(to, from))
     }
 
@@ -352,7 +361,22 @@ impl Cx<'_> {
 
     fn make_dir(&mut self, path: &RelPath) -> Result<(), StepError> {
         self.log(path, Record::MadeDir { path: path.clone() })?;
-        at(path, self.tree.create_dir(path))
+        let done = self.tree.create_dir(path);
+        self.ran(path, done)
+    }
+
+    /// The outcome of the step the record logged last announced. Each
+    /// such step is one system call: one that failed did nothing, so its
+    /// record is marked as never run, and no rollback undoes what it
+    /// names, which is not the apply's (a directory or file another
+    /// process put there since the plan, which the rollback would refuse
+    /// to touch and stop at). Where the mark cannot be written, the commit
+    /// fails all the same.
+    fn ran<T>(&mut self, path: &RelPath, done: std::io::Result<T>) -> Result<T, StepError> {
+        if done.is_err() {
+            let _ = self.journal.never_ran(self.tree);
+        }
+        at(path, done)
     }
 
     fn make_parents(&mut self, path: &RelPath) -> Result<(), StepError> {

@@ -157,6 +157,8 @@ pub struct Journal {
     nonce: u64,
     temps: u64,
     aside: Vec<(RelPath, Ident)>,
+    /// Records logged so far: the next one's index.
+    records: u32,
 }
 
 impl Journal {
@@ -168,6 +170,7 @@ impl Journal {
             nonce,
             temps: 0,
             aside: vec![],
+            records: 0,
         })
     }
 
@@ -185,9 +188,21 @@ impl Journal {
     /// Records how to undo the step about to run, before it runs.
     pub fn log(&mut self, tree: &mut dyn FileTree, record: Record) -> io::Result<()> {
         tree.log_append(&encode(&record))?;
+        self.records += 1;
         if let Some((path, ident)) = kept_aside(&record) {
             self.aside.push((path.clone(), *ident));
         }
+        Ok(())
+    }
+
+    /// Marks the record logged last as a step that never ran: it failed
+    /// having changed nothing (a `mkdir` refused because something is
+    /// there), so that no rollback undoes what the record names, which is
+    /// not the apply's.
+    pub fn never_ran(&mut self, tree: &mut dyn FileTree) -> io::Result<()> {
+        let index = self.records.checked_sub(1).expect("a record was logged");
+        tree.log_append(&encode(&Record::Undone { index }))?;
+        self.records += 1;
         Ok(())
     }
 
