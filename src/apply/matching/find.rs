@@ -359,7 +359,8 @@ fn most_like(file: &FileText, first: &str, from: usize) -> Option<usize> {
     for i in from..file.len() {
         let bar = best.map_or(0, |(s, _)| s);
         if let Some(s) = score(trim(file.line(i)), bar) {
-            if !file.is_blank(i) && text(file.line(i)) {
+            // A blank line scores nothing, so it is never a new best.
+            if text(file.line(i)) {
                 best = Some((s, i));
             }
         }

@@ -93,36 +93,28 @@ impl<'a> FileText<'a> {
     /// whitespace, trimmed and normalised where the text is ASCII (which
     /// normalising leaves as it is). Any other pair: `false`.
     pub fn keys_agree(&self, a: Key, b: Key) -> bool {
-        let (slot, answer): (_, &dyn Fn() -> bool) = match (a, b) {
-            (Key::Exact, Key::TrailingWhitespace) => (&self.agree[0], &|| self.ends_bare()),
-            (Key::Trimmed, Key::Normalized) => (&self.agree[1], &|| self.text.is_ascii()),
-            _ => return false,
-        };
-        *slot.get_or_init(answer)
+        match (a, b) {
+            (Key::Exact, Key::TrailingWhitespace) => *self.agree[0].get_or_init(|| self.ends_bare()),
+            (Key::Trimmed, Key::Normalized) => *self.agree[1].get_or_init(|| self.text.is_ascii()),
+            _ => false,
+        }
     }
-
 
     /// Whether no line ends in whitespace (its line ending aside): the
     /// last byte of each line, read from the starts, and its last
     /// character where that byte is not ASCII.
     fn ends_bare(&self) -> bool {
-        let bytes = self.text.as_bytes();
         let mut starts = self.starts.iter();
         let Some(mut start) = starts.next() else {
             return true;
         };
         starts.all(|next| {
-            let (from, mut end) = (start as usize, next as usize);
+            let line = without_eol(&self.text[start as usize..next as usize]);
             start = next;
-            for eol in [b'\n', b'\r'] {
-                if end > from && bytes[end - 1] == eol {
-                    end -= 1;
-                }
-            }
-            match bytes[from..end].last() {
+            match line.as_bytes().last() {
                 None => true,
                 Some(&b) if b.is_ascii() => !char::from(b).is_whitespace(),
-                Some(_) => !self.text[from..end].ends_with(char::is_whitespace),
+                Some(_) => !line.ends_with(char::is_whitespace),
             }
         })
     }

@@ -195,9 +195,11 @@ impl Cx<'_> {
             }
             Change::CreateDir { path } => {
                 // With its parents, where missing: an earlier change of
-                // this commit may have made it, as a file's parent.
+                // this commit may have made it, as a file's parent. Only a
+                // directory is taken as made; anything else there fails
+                // the `mkdir`.
                 self.make_parents(path)?;
-                if at(path, self.tree.entry(path))? == Entry::Missing {
+                if at(path, self.tree.entry(path))? != Entry::Dir {
                     self.make_dir(path)?;
                 }
             }
