@@ -227,6 +227,35 @@ fn a_count_shared_with_a_thread_answers_as_the_whole_file_index_does() {
     }
 }
 
+/// With more keys than the smallest filter holds at sixteen bits a key
+/// (`present_bits`), the filter is larger: every key is still counted as
+/// the whole-file index counts it, the absent ones as none.
+#[test]
+fn many_expected_keys_are_counted_as_the_whole_file_index_counts_them() {
+    let keys = 40_000;
+    let lines = 30_000;
+    // Line i holds key 2i (keys 0..60,000 even), with a filler line of
+    // no key between; odd keys and keys past the file occur nowhere.
+    let text: String = (0..lines).map(|i| format!("key {}\nfiller {i}\n", 2 * i)).collect();
+    let whole = FileText::new(&text);
+    let part = FileText::new(&text);
+    let h = |k: usize| hash_key(&format!("key {k}"));
+    let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
+    let mut seen = vec![];
+    part.expect(Key::Exact, counts, |c| {
+        seen = (0..keys).map(|k| counted(c, h(k))).collect();
+    });
+    // The truth by the full hash of every line (the whole-file index
+    // files lines under 32 bits, where two of these keys may meet).
+    let mut lines_of: HashMap<u64, usize> = HashMap::new();
+    for i in 0..whole.len() {
+        *lines_of.entry(hash_key(&Key::Exact.of(whole.line(i)))).or_default() += 1;
+    }
+    let want: Vec<usize> = (0..keys).map(|k| lines_of.get(&h(k)).copied().unwrap_or(0)).collect();
+    assert_eq!(want.iter().filter(|&&c| c == 1).count(), keys / 2);
+    assert_eq!(seen, want);
+}
+
 /// A blank line's key is empty: counted and indexed without a hash
 /// where the empty key is expected, passed over where it is not, on
 /// one thread and on two.
