@@ -88,6 +88,14 @@ impl OpCx<'_, '_> {
                 self.done_already(op, &rel, "there is nothing to delete");
                 Ok(Change::Unchanged { path: rel })
             }
+            // Made by an earlier block, so not on disk to walk: all it
+            // holds is what earlier blocks put there, which `Plan::add`
+            // refuses to remove with it.
+            Entry::Dir if self.made_dir(&rel) => Ok(Change::RemoveTree {
+                path: rel.clone(),
+                files: vec![],
+                dirs: vec![rel],
+            }),
             Entry::Dir => {
                 let (files, dirs) = self.walk(&op.path, &rel)?;
                 Ok(Change::RemoveTree {

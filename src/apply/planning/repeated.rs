@@ -109,6 +109,12 @@ impl OpCx<'_, '_> {
         }
     }
 
+    /// Whether an earlier block created the directory `rel` (ap `CREATE`
+    /// without content), which is then not on disk yet.
+    pub fn made_dir(&self, rel: &RelPath) -> bool {
+        matches!(self.touched.and_then(|t| t.0.get(rel)), Some(Left::Dir))
+    }
+
     /// The block that last changed `rel`, if an earlier block did.
     pub fn changed_by(&self, rel: &RelPath) -> Option<Span> {
         match self.touched?.0.get(rel)? {
