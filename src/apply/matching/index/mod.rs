@@ -34,17 +34,8 @@ pub(super) struct Indexes {
 pub type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
 
 /// How many bits the expected keys' hashes are filed under while they
-/// are counted (see [`FileText::expect`]): about sixteen a key, so that
-/// few lines without a key pass (one in sixteen at most), from 2^18 bits
-/// (32 KiB, a few thousand keys) to 2^26 (8 MiB). A filter of one size
-/// for all, 32 KiB, was full at 2M lines edited in 50,000 places (400,000
-/// keys): every line passed it and probed a map far larger than the
-/// cache.
-fn present_bits(keys: usize) -> usize {
-    keys.saturating_mul(16)
-        .next_power_of_two()
-        .clamp(1 << 18, 1 << 26)
-}
+/// are counted (see [`FileText::expect`]).
+const PRESENT: usize = 1 << 18;
 
 /// A thread's part of the count (see [`FileText::expect`]).
 struct Counting {
@@ -259,14 +250,11 @@ impl FileText<'_> {
     /// The first pass of [`FileText::expect`]: each expected key's count
     /// in the file, written into `counts`, and which lines have a key.
     fn count_expected(&self, kind: Key, counts: &mut Counts) -> Counted {
-        // The keys' hashes as bits ([`present_bits`]): most lines have no
-        // key, and a bit turns them away where a probe of the map would
-        // miss the cache.
-        let bits = present_bits(counts.len());
-        let slot = |h: u64| (h as usize & (bits - 1)) / 64;
-        let mut present = vec![0u64; bits / 64];
+        // The keys' hashes as bits, 32 KiB: most lines have no key, and a
+        // bit turns them away where a probe of the map would miss the cache.
+        let mut present = vec![0u64; PRESENT / 64];
         for &h in counts.keys() {
-            present[slot(h)] |= 1 << (h % 64);
+            present[h as usize % PRESENT / 64] |= 1 << (h % 64);
         }
         // The keys numbered: a large file's lines are counted on two
         // threads (`beside.rs`), each into its own tally by number, while
@@ -305,7 +293,7 @@ impl FileText<'_> {
                     true => (empty, empty_k),
                     false => {
                         let h = hash_key(&key);
-                        let filed = present[slot(h)] >> (h % 64) & 1 == 1;
+                        let filed = present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1;
                         (h, filed.then(|| counts_read.get(&h).copied()).flatten())
                     }
                 };

@@ -227,9 +227,10 @@ fn a_count_shared_with_a_thread_answers_as_the_whole_file_index_does() {
     }
 }
 
-/// With more keys than the smallest filter holds at sixteen bits a key
-/// (`present_bits`), the filter is larger: every key is still counted as
-/// the whole-file index counts it, the absent ones as none.
+/// Tens of thousands of expected keys, which set a good share of the
+/// count's filter bits (40,000 keys, 2^18 bits), so that many lines without
+/// a key pass it to the map: every key is still counted as the lines have
+/// it, the absent ones as none, on two threads.
 #[test]
 fn many_expected_keys_are_counted_as_the_whole_file_index_counts_them() {
     let keys = 40_000;
