@@ -84,18 +84,18 @@ impl OpCx<'_, '_> {
     /// done already when nothing is there.
     pub fn remove<'p>(&mut self, op: &FileOp<'_>, rel: RelPath, entry: Entry) -> Step<Change<'p>> {
         match entry {
-            Entry::Missing => {
-                self.done_already(op, &rel, "there is nothing to delete");
-                Ok(Change::Unchanged { path: rel })
-            }
-            // Made by an earlier block, so not on disk to walk: all it
-            // holds is what earlier blocks put there, which `Plan::add`
-            // refuses to remove with it.
-            Entry::Dir if self.made_dir(&rel) => Ok(Change::RemoveTree {
+            // Made by earlier blocks, so not on disk to walk (nor missing
+            // once they have run): all it holds is what they put there,
+            // which `Plan::add` refuses to remove with it.
+            Entry::Missing | Entry::Dir if self.made_dir(&rel) => Ok(Change::RemoveTree {
                 path: rel.clone(),
                 files: vec![],
                 dirs: vec![rel],
             }),
+            Entry::Missing => {
+                self.done_already(op, &rel, "there is nothing to delete");
+                Ok(Change::Unchanged { path: rel })
+            }
             Entry::Dir => {
                 let (files, dirs) = self.walk(&op.path, &rel)?;
                 Ok(Change::RemoveTree {

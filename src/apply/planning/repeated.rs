@@ -109,10 +109,18 @@ impl OpCx<'_, '_> {
         }
     }
 
-    /// Whether an earlier block created the directory `rel` (ap `CREATE`
-    /// without content), which is then not on disk yet.
+    /// Whether earlier blocks make the directory `rel`, which is then not
+    /// on disk yet: they created it (ap `CREATE` without content), or a
+    /// directory or file beneath it, whose parents the commit makes.
     pub fn made_dir(&self, rel: &RelPath) -> bool {
-        matches!(self.touched.and_then(|t| t.0.get(rel)), Some(Left::Dir))
+        let Some(touched) = self.touched else {
+            return false;
+        };
+        let prefix = format!("{rel}/");
+        matches!(touched.0.get(rel), Some(Left::Dir))
+            || touched.0.iter().any(|(p, left)| {
+                p.as_str().starts_with(&prefix) && matches!(left, Left::Dir | Left::File(..))
+            })
     }
 
     /// The block that last changed `rel`, if an earlier block did.
@@ -156,9 +164,9 @@ impl<'p> Plan<'p> {
             if let Some(inner) = touched.0.keys().find(|p| p.as_str().starts_with(&prefix)) {
                 return Err(Box::new(Diagnostic::new(
                     Code::DuplicateFilePatch,
-                    format!("`{dir}` holds `{inner}`, which an earlier block of this patch changed"),
+                    format!("`{dir}` holds `{inner}`, which an earlier block of this patch made or changed"),
                 )
-                .at(span, "the whole directory, after one of its files")
+                .at(span, "the whole directory, after something inside it")
                 .path(dir.as_str())
                 .hint("remove or move the directory in its own patch, or leave out the edit of the file inside it")));
             }
