@@ -6,6 +6,7 @@
 use crate::apply::output::{Builder, Output};
 use super::plan::{mode_of, Change, OpCx, Step, TreeFile};
 use crate::apply::tree::Entry;
+use crate::error::{Code, Diagnostic};
 use crate::ir::{FileOp, PathRef};
 use crate::paths::RelPath;
 
@@ -20,6 +21,19 @@ impl OpCx<'_, '_> {
         to_ref: &PathRef,
     ) -> Step<Change<'p>> {
         let to = self.resolve(to_ref)?;
+        if self.made_dir(&rel) {
+            // Not on disk yet, so neither gone (done already) nor a tree
+            // to walk: what earlier blocks make is made where they say.
+            let message = format!(
+                "`{rel}` is a directory earlier blocks of this patch make; a later block cannot move it"
+            );
+            return self.fail(
+                Diagnostic::new(Code::DuplicateFilePatch, message)
+                    .at(op.path.span, "moved here, after earlier blocks made it")
+                    .path(rel.as_str())
+                    .hint(format!("make what goes in it under `{to}` in the first place")),
+            );
+        }
         let to_entry = self.entry(to_ref, &to)?;
         match (entry, to_entry) {
             // Reports `file_not_found`.
