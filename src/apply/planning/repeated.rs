@@ -116,11 +116,10 @@ impl OpCx<'_, '_> {
         let Some(touched) = self.touched else {
             return false;
         };
-        let prefix = format!("{rel}/");
         matches!(touched.0.get(rel), Some(Left::Dir))
-            || touched.0.iter().any(|(p, left)| {
-                p.as_str().starts_with(&prefix) && matches!(left, Left::Dir | Left::File(..))
-            })
+            || touched
+                .beneath(rel)
+                .any(|(_, left)| matches!(left, Left::Dir | Left::File(..)))
     }
 
     /// The block that last changed `rel`, if an earlier block did.
@@ -160,8 +159,7 @@ impl<'p> Plan<'p> {
     ) -> Result<(), Box<Diagnostic>> {
         let source = change.from().unwrap_or(change.path()).clone();
         if let Change::RemoveTree { path: dir, .. } | Change::MoveTree { from: dir, .. } = &change {
-            let prefix = format!("{dir}/");
-            if let Some(inner) = touched.0.keys().find(|p| p.as_str().starts_with(&prefix)) {
+            if let Some((inner, _)) = touched.beneath(dir).next() {
                 return Err(Box::new(Diagnostic::new(
                     Code::DuplicateFilePatch,
                     format!("`{dir}` holds `{inner}`, which an earlier block of this patch made or changed"),
@@ -234,6 +232,12 @@ impl<'p> Plan<'p> {
 }
 
 impl Touched {
+    /// The paths touched beneath the directory `dir`, with what was left there.
+    fn beneath<'t>(&'t self, dir: &RelPath) -> impl Iterator<Item = (&'t RelPath, &'t Left)> {
+        let prefix = format!("{dir}/");
+        self.0.iter().filter(move |(p, _)| p.as_str().starts_with(&prefix))
+    }
+
     /// What `change`, the plan's change `k`, leaves at each path it names.
     fn record(&mut self, change: &Change, k: usize, span: Span) {
         let gone = |moved| Left::Gone { span, moved };
