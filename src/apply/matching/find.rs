@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::index::{counted, mark_pivot, Counts};
+use super::index::{counted, mark_pivot, Counts, Tally};
 use super::text::{hash_key, soft_eq, FileText, Key, Region};
 use crate::ir::{Edit, Hint, Level, Line, Locator, RangeEnd};
 use crate::trim::trim;
@@ -66,7 +66,7 @@ pub fn expect_at(file: &FileText, edits: &[&Edit], kind: Key) {
     let at = move |loc: &Locator| loc.levels.iter().find(|&l| Key::at(l) == kind);
     let mut counts = Counts::default();
     for (block, level) in blocks(edits.iter().copied(), at) {
-        counts.extend(key_hashes(block, level).map(|h| (h, 0)));
+        counts.extend(key_hashes(block, level).map(|h| (h, Tally::default())));
     }
     mark_pivots(file, edits.iter().copied(), kind, counts, at);
 }
@@ -88,7 +88,7 @@ impl Keys {
                     kinds.len() - 1
                 }
             };
-            kinds[k].1.extend(key_hashes(block, level).map(|h| (h, 0)));
+            kinds[k].1.extend(key_hashes(block, level).map(|h| (h, Tally::default())));
         }
         Keys(kinds)
     }

@@ -31,7 +31,19 @@ pub(super) struct Indexes {
 }
 
 /// Each expected key's hash and how many lines of the file have it.
-pub type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
+pub type Counts = HashMap<u64, Tally, foldhash::fast::FixedState>;
+
+/// An expected key's count, and its number while the file is counted.
+/// With its hash, sixteen bytes: a `u32` alone is padded to as many.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tally {
+    /// How many lines have the key; [`PIVOT`] set for a pivot.
+    count: u32,
+    /// The key's place in the count (see [`FileText::expect`]): the
+    /// first pass files a line under it, and the second reads from it
+    /// whether that line's key is a pivot.
+    number: u32,
+}
 
 /// How many bits the expected keys' hashes are filed under while they
 /// are counted (see [`FileText::expect`]).
@@ -43,18 +55,19 @@ struct Counting {
     thread: usize,
     /// Each key's lines, by the key's number.
     tally: Vec<u16>,
-    /// The tags of the lines it found keys on, chunk after chunk.
-    tags: Vec<u16>,
+    /// The numbers of the keys of the lines it found keys on, chunk after
+    /// chunk.
+    keys: Vec<u32>,
 }
 
 /// What the first pass of [`FileText::expect`] leaves for the second.
 struct Counted {
     /// Each line with an expected key, as a bit.
     keyed: Vec<AtomicU64>,
-    /// Each thread's tags of those lines, chunk after chunk.
-    tags: [Vec<u16>; 2],
-    /// Per chunk, in order: which thread counted it, and its tags' range
-    /// in that thread's list.
+    /// Each thread's key numbers of those lines, chunk after chunk.
+    keys: [Vec<u32>; 2],
+    /// Per chunk, in order: which thread counted it, and its numbers'
+    /// range in that thread's list.
     chunks: Vec<(usize, std::ops::Range<usize>)>,
 }
 
@@ -67,14 +80,14 @@ const PIVOT: u32 = 1 << 31;
 
 /// Marks `h`, an expected key, as a pivot (see [`FileText::expect`]).
 pub fn mark_pivot(counts: &mut Counts, h: u64) {
-    if let Some(c) = counts.get_mut(&h) {
-        *c |= PIVOT;
+    if let Some(t) = counts.get_mut(&h) {
+        t.count |= PIVOT;
     }
 }
 
 /// An expected key's count in the file, while pivots are chosen.
 pub fn counted(counts: &Counts, h: u64) -> usize {
-    counts.get(&h).map_or(0, |&c| (c & !PIVOT) as usize)
+    counts.get(&h).map_or(0, |t| (t.count & !PIVOT) as usize)
 }
 
 /// How many passes over the file may seek keys of one kind beyond the
@@ -235,12 +248,13 @@ impl FileText<'_> {
         }
         let counted = self.count_expected(kind, &mut counts);
         pivots(&mut counts);
+        let pivots = Pivots::of(&counts);
         // Searches count only pivots (a block's own is its rarest line, so
         // a search that prefers pivots needs no other key's count): the
         // rest of the map goes.
-        counts.retain(|_, c| *c & PIVOT != 0);
+        counts.retain(|_, t| t.count & PIVOT != 0);
         counts.shrink_to_fit();
-        let entries = self.pivot_lines(kind, &counts, counted);
+        let entries = pivot_lines(&pivots, counted, self.len());
         let _ = self.indexes.expected[kind as usize].set(Expected {
             counts,
             index: Index::build(entries),
@@ -262,19 +276,19 @@ impl FileText<'_> {
         // than 65,535 lines saturates: counts choose pivots and decide
         // whether a key is common (over 10,000), and a count that large
         // stays larger than any other that matters.
-        for (k, c) in counts.values_mut().enumerate() {
-            *c = k as u32;
+        for (k, t) in counts.values_mut().enumerate() {
+            t.number = k as u32;
         }
         // A blank line's key is empty, the same for all of them (often a
         // tenth of a file's lines): whether it is a key is looked up once,
         // and none is hashed, even where another key shares its filter bit.
         let empty = hash_key("");
-        let empty_k = counts.get(&empty).copied();
+        let empty_k = counts.get(&empty).map(|t| t.number);
         // Each line with a key as a bit (a chunk's words are its own), and
-        // its key's tag (the hash's top 16 bits) in its thread's list, in
-        // order: the second pass hashes again only the lines whose tag is
-        // a pivot's, not every line with a key. One list a thread, not one
-        // a chunk, whose spare room would add to the peak.
+        // its key's number in its thread's list, in order: the second pass
+        // reads there whether the line's key is a pivot, and hashes no
+        // line again. One list a thread, not one a chunk, whose spare room
+        // would add to the peak.
         let (text, starts, len) = (self.text, &self.starts, self.len());
         let keyed: Vec<AtomicU64> = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
         let counts_read: &Counts = counts;
@@ -282,82 +296,49 @@ impl FileText<'_> {
             let Counting {
                 thread,
                 tally,
-                tags,
+                keys,
             } = part;
             let lines = chunk * CHUNK..((chunk + 1) * CHUNK).min(len);
-            let first = tags.len();
+            let first = keys.len();
             let mut word = 0u64;
             for i in lines.clone() {
                 let key = kind.of(line_at(text, starts, i));
-                let (h, k) = match key.is_empty() {
-                    true => (empty, empty_k),
+                let k = match key.is_empty() {
+                    true => empty_k,
                     false => {
                         let h = hash_key(&key);
                         let filed = present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1;
-                        (h, filed.then(|| counts_read.get(&h).copied()).flatten())
+                        filed.then(|| counts_read.get(&h).map(|t| t.number)).flatten()
                     }
                 };
                 if let Some(k) = k {
                     tally[k as usize] = tally[k as usize].saturating_add(1);
                     word |= 1 << (i % 64);
-                    tags.push(tag(h));
+                    keys.push(k);
                 }
                 if i % 64 == 63 || i + 1 == lines.end {
                     keyed[i / 64].store(word, Ordering::Relaxed);
                     word = 0;
                 }
             }
-            (*thread, first..tags.len())
+            (*thread, first..keys.len())
         };
         let counting = |thread| Counting {
             thread,
             tally: vec![0u16; counts_read.len()],
-            tags: vec![],
+            keys: vec![],
         };
         let (mine, theirs, chunks) =
             beside::share(len.div_ceil(CHUNK), counting(0), || counting(1), count);
-        for c in counts.values_mut() {
-            let k = *c as usize;
-            *c = u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k]));
+        for t in counts.values_mut() {
+            let k = t.number as usize;
+            t.count = u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k]));
         }
         Counted {
             keyed,
-            tags: [mine.tags, theirs.map_or(vec![], |t| t.tags)],
+            keys: [mine.keys, theirs.map_or(vec![], |t| t.keys)],
             chunks,
         }
-    }
-
-    /// The second pass of [`FileText::expect`]: the index entries of the
-    /// lines whose key is one of `pivots`, read from the first pass's bits
-    /// and tags, hashing again only the lines whose tag is a pivot's.
-    fn pivot_lines(&self, kind: Key, pivots: &Counts, counted: Counted) -> Vec<(u32, u32)> {
-        let mut pivot_tags = vec![0u64; (1 << 16) / 64];
-        for &h in pivots.keys() {
-            let t = usize::from(tag(h));
-            pivot_tags[t / 64] |= 1 << (t % 64);
-        }
-        let is_pivot_tag = |t: &u16| pivot_tags[usize::from(*t) / 64] >> (t % 64) & 1 == 1;
-        let len = self.len();
-        let mut entries = vec![];
-        for (chunk, (thread, at)) in counted.chunks.into_iter().enumerate() {
-            let mut tags = counted.tags[thread][at].iter();
-            let words = chunk * CHUNK / 64..((chunk + 1) * CHUNK).min(len).div_ceil(64);
-            for w in words {
-                let mut bits = counted.keyed[w].load(Ordering::Relaxed);
-                while bits != 0 {
-                    let i = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    if !tags.next().is_some_and(is_pivot_tag) {
-                        continue;
-                    }
-                    let h = hash_key(&kind.of(self.line(i)));
-                    if pivots.contains_key(&h) {
-                        entries.push(((h >> 32) as u32, i as u32));
-                    }
-                }
-            }
-        }
-        entries
     }
 
     /// The index entries of the lines whose key of kind `kind` hashes to `h`.
@@ -509,8 +490,8 @@ impl FileText<'_> {
             self.indexes.whole[kind as usize].get(),
             self.indexes.expected[kind as usize].get(),
         ) {
-            if let Some(&c) = e.counts.get(&h) {
-                return (c & !PIVOT) as usize;
+            if let Some(t) = e.counts.get(&h) {
+                return (t.count & !PIVOT) as usize;
             }
         }
         // Any other key is sought (see `seek`).
@@ -519,9 +500,56 @@ impl FileText<'_> {
 
 }
 
-/// A key hash's top 16 bits.
-fn tag(h: u64) -> u16 {
-    (h >> 48) as u16
+/// The pivots among the expected keys, by the keys' numbers: what the
+/// second pass of [`FileText::expect`] reads for a line the first found a
+/// key on, instead of hashing the line again.
+struct Pivots {
+    /// Whether key `k` is a pivot, as bit `k`.
+    bits: Vec<u64>,
+    /// Key `k`'s top 32 hash bits (what an index entry keeps), for a pivot.
+    top: Vec<u32>,
+}
+
+impl Pivots {
+    fn of(counts: &Counts) -> Pivots {
+        let mut bits = vec![0u64; counts.len().div_ceil(64)];
+        let mut top = vec![0u32; counts.len()];
+        for (&h, t) in counts.iter().filter(|(_, t)| t.count & PIVOT != 0) {
+            let k = t.number as usize;
+            bits[k / 64] |= 1 << (k % 64);
+            top[k] = (h >> 32) as u32;
+        }
+        Pivots { bits, top }
+    }
+
+    /// The top hash bits of key `k`, if it is a pivot.
+    fn top(&self, k: u32) -> Option<u32> {
+        let k = k as usize;
+        (self.bits[k / 64] >> (k % 64) & 1 == 1).then(|| self.top[k])
+    }
+}
+
+/// The second pass of [`FileText::expect`]: the index entries of the lines
+/// (of `len`) whose key is a pivot, read from the first pass's bits and key
+/// numbers.
+fn pivot_lines(pivots: &Pivots, counted: Counted, len: usize) -> Vec<(u32, u32)> {
+    let mut entries = vec![];
+    for (chunk, (thread, at)) in counted.chunks.into_iter().enumerate() {
+        let mut keys = counted.keys[thread][at].iter();
+        let words = chunk * CHUNK / 64..((chunk + 1) * CHUNK).min(len).div_ceil(64);
+        for w in words {
+            let mut bits = counted.keyed[w].load(Ordering::Relaxed);
+            while bits != 0 {
+                let i = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let k = *keys.next().expect("a key number for each line with a key");
+                if let Some(top) = pivots.top(k) {
+                    entries.push((top, i as u32));
+                }
+            }
+        }
+    }
+    entries
 }
 
 #[cfg(test)]

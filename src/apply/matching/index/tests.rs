@@ -42,7 +42,7 @@ fn every_way_of_answering_gives_the_lines_a_scan_gives() {
             let part = FileText::new(&text);
             let sought = FileText::new(&text);
             sought.seek(kind, keys.iter().step_by(4).map(|k| hash_key(&kind.of(k))));
-            let counts: Counts = keys.iter().take(10).map(|k| (hash_key(&kind.of(k)), 0)).collect();
+            let counts: Counts = keys.iter().take(10).map(|k| (hash_key(&kind.of(k)), Tally::default())).collect();
             part.expect(kind, counts, |c| {
                 for k in keys.iter().take(3) {
                     mark_pivot(c, hash_key(&kind.of(k)));
@@ -94,7 +94,7 @@ fn the_index_keeps_lines_ascending_in_small_and_crowded_buckets() {
 fn forgotten_indexes_are_built_again_with_the_same_answers() {
     let text: String = (0..3000).map(|i| format!("  line {}\n", i % 11)).collect();
     let mut f = FileText::new(&text);
-    let counts: Counts = [(hash_key("line 3"), 0)].into_iter().collect();
+    let counts: Counts = [(hash_key("line 3"), Tally::default())].into_iter().collect();
     f.expect(Key::Trimmed, counts, |c| mark_pivot(c, hash_key("line 3")));
     let ask = |f: &FileText, k: usize| -> Vec<usize> {
         f.positions(hash_key(&format!("line {k}")), Key::Trimmed)
@@ -142,7 +142,7 @@ fn the_expected_index_answers_as_the_whole_file_index_does() {
     whole.index_whole(Key::Trimmed);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("line {k}"));
-    let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
+    let counts: Counts = (0..keys).map(|k| (h(k), Tally::default())).collect();
     let mut seen = vec![];
     part.expect(Key::Trimmed, counts, |c| {
         seen = (0..keys).map(|k| counted(c, h(k))).collect();
@@ -207,7 +207,7 @@ fn a_count_shared_with_a_thread_answers_as_the_whole_file_index_does() {
     let whole = FileText::new(&text);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("row {k}"));
-    let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
+    let counts: Counts = (0..keys).map(|k| (h(k), Tally::default())).collect();
     let mut seen = vec![];
     part.expect(Key::Trimmed, counts, |c| {
         seen = (0..keys).map(|k| counted(c, h(k))).collect();
@@ -241,7 +241,7 @@ fn many_expected_keys_are_counted_as_the_whole_file_index_counts_them() {
     let whole = FileText::new(&text);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("key {k}"));
-    let counts: Counts = (0..keys).map(|k| (h(k), 0)).collect();
+    let counts: Counts = (0..keys).map(|k| (h(k), Tally::default())).collect();
     let mut seen = vec![];
     part.expect(Key::Exact, counts, |c| {
         seen = (0..keys).map(|k| counted(c, h(k))).collect();
@@ -276,9 +276,9 @@ fn blank_lines_count_under_the_empty_key() {
         assert_eq!(blanks, lines.div_ceil(4) + (lines + 2) / 4);
         for expected in [true, false] {
             let part = FileText::new(&text);
-            let mut counts: Counts = [(x, 0)].into_iter().collect();
+            let mut counts: Counts = [(x, Tally::default())].into_iter().collect();
             if expected {
-                counts.insert(empty, 0);
+                counts.insert(empty, Tally::default());
             }
             let mut seen = (0, 0);
             part.expect(Key::Trimmed, counts, |c| {
