@@ -402,18 +402,37 @@ fn pipeline(
     if let Some(to) = options.convert {
         outcome.converted = Some(convert::convert(&plan, to).map_err(|d| vec![*d])?);
     }
-    if outcome.mode == (Mode::Apply { dry_run: false }) {
-        if !go_on() {
-            return Err(vec![Diagnostic::new(
-                Code::Cancelled,
-                "the call was cancelled before anything was written",
-            )]);
-        }
-        apply::commit(&plan, tree).map_err(|d| vec![*d])?;
+    let results = || file_results(&plan, options);
+    if outcome.mode != (Mode::Apply { dry_run: false }) {
+        outcome.files = results();
+        return Ok(());
     }
-    outcome.files = file_results(&plan, options);
+    if !go_on() {
+        return Err(vec![Diagnostic::new(
+            Code::Cancelled,
+            "the call was cancelled before anything was written",
+        )]);
+    }
+    // The results read the plan alone: where they count many changed
+    // regions' lines (in text the planning left long ago), on the other
+    // core while the commit writes.
+    outcome.files = if plan.pieces_to_count() >= RESULTS_BESIDE {
+        let (committed, files) = apply::beside::overlap(results, || apply::commit(&plan, tree));
+        committed.map_err(|d| vec![*d])?;
+        files
+    } else {
+        apply::commit(&plan, tree).map_err(|d| vec![*d])?;
+        results()
+    };
     Ok(())
 }
+
+/// How many pieces the results walk ([`apply::Plan::pieces_to_count`])
+/// before they are made beside the commit: below this, starting a thread
+/// costs more than it saves. A patch of many files whose originals were
+/// let go keeps its results here, after the commit, and its peak memory
+/// where it was (the thread's own allocations would add to the commit's).
+const RESULTS_BESIDE: usize = 4096;
 
 /// What was (or, for lint and a dry run, would be) done, file by file. A
 /// permission change after a write or a move is part of that file's entry;

@@ -28,6 +28,7 @@ pub mod writing;
 
 #[doc(hidden)]
 pub use writing::commit::commit;
+pub(crate) use matching::beside;
 pub use writing::fs::DiskTree;
 #[cfg(feature = "internals")]
 pub use writing::fs::Lock;

@@ -11,7 +11,7 @@
 //! ([`Output::restore`]).
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 use crate::lossless;
 
@@ -28,7 +28,7 @@ pub struct Output<'p> {
     base: Option<String>,
     /// Whether `original` carries escaped bytes, asked once: the commit
     /// asks for the pieces' bytes and the original's.
-    escapes: OnceCell<bool>,
+    escapes: OnceLock<bool>,
     /// Set when `original` was let go: what was known of it then.
     released: Option<Released>,
 }
@@ -175,7 +175,7 @@ impl<'p> Output<'p> {
             original,
             pieces: pieces.0,
             base: None,
-            escapes: OnceCell::new(),
+            escapes: OnceLock::new(),
             released: None,
         }
     }
@@ -187,7 +187,7 @@ impl<'p> Output<'p> {
             original,
             pieces: pieces.0,
             base: Some(base),
-            escapes: OnceCell::new(),
+            escapes: OnceLock::new(),
             released: None,
         }
     }
@@ -238,7 +238,7 @@ impl<'p> Output<'p> {
                 original: text,
                 pieces: self.pieces.clone(),
                 base: None,
-                escapes: OnceCell::new(),
+                escapes: OnceLock::new(),
                 released: None,
             })
         })
@@ -329,6 +329,15 @@ impl<'p> Output<'p> {
             region(&self.original[at.min(self.original.len())..], &mut texts);
         }
         (added, removed)
+    }
+
+    /// How many pieces [`Output::counts`] walks: none once the original
+    /// was let go (its counts were kept).
+    pub fn pieces_to_count(&self) -> usize {
+        match self.released {
+            Some(_) => 0,
+            None => self.pieces.len(),
+        }
     }
 
     /// How many lines the content has.

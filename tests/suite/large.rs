@@ -55,3 +55,50 @@ fn a_large_file_is_checked_for_brackets_as_a_small_one_is() {
         assert_eq!(codes, [], "{lines} lines");
     }
 }
+
+/// A patch that changes a file in thousands of places (4,096 pieces of
+/// its new text or more) has its results (each file's lines added and
+/// removed) made on a second thread while the commit writes: they are the
+/// lines its hunks change, the ones that leave a line as it was not
+/// counted, as its dry run (one thread, nothing written) counts them.
+#[test]
+fn a_large_patch_counts_its_lines_beside_the_commit_as_its_dry_run_does() {
+    let lines = 40_000;
+    let text = code(lines);
+    let mut patch = String::from("--- a/f.py\n+++ b/f.py\n");
+    let (mut hunks, mut same) = (0, 0);
+    for i in (0..lines).step_by(4) {
+        let old = format!("    value_{i} = compute({i}, \"padding text for the line\")");
+        // Every tenth hunk writes its line back as it was.
+        let new = match hunks % 10 {
+            0 => old.clone(),
+            _ => format!("    value_{i} = recompute({i}, \"padding text for the line\")"),
+        };
+        same += usize::from(hunks % 10 == 0);
+        hunks += 1;
+        patch += &format!("@@ -{n},1 +{n},1 @@\n-{old}\n+{new}\n", n = i + 1);
+    }
+    patch += "--- /dev/null\n+++ b/g.txt\n@@ -0,0 +1,3 @@\n+one\n+two\n+three\n";
+    let results = |dry_run| {
+        let mut tree = MemTree::default().with_file("f.py", &text);
+        let outcome = run(
+            patch.as_str(),
+            Some(Format::Udiff),
+            Mode::Apply { dry_run },
+            Some(&mut tree),
+            None,
+        );
+        assert!(outcome.ok(), "{:?}", outcome.diagnostics);
+        let files: Vec<_> = (outcome.files.iter())
+            .map(|f| (f.path.clone(), f.added, f.removed))
+            .collect();
+        (files, tree.files.contains_key("g.txt"))
+    };
+    let changed = hunks - same;
+    let want = vec![
+        ("f.py".to_string(), changed, changed),
+        ("g.txt".to_string(), 3, 0),
+    ];
+    assert_eq!(results(false), (want.clone(), true));
+    assert_eq!(results(true), (want, false));
+}

@@ -151,6 +151,21 @@ pub struct Plan<'p> {
     pub warnings: Vec<Diagnostic>,
 }
 
+impl Plan<'_> {
+    /// How many pieces the results walk to count the changed files'
+    /// lines ([`Change::counts`]): their work follows it.
+    pub fn pieces_to_count(&self) -> usize {
+        (self.changes.iter())
+            .map(|c| match c {
+                Change::Write { output, .. } | Change::Move { output, .. } => {
+                    output.pieces_to_count()
+                }
+                _ => 0,
+            })
+            .sum()
+    }
+}
+
 /// Whether planning keeps every file's original text to the end, or lets
 /// each go once the next file is planned (see [`Output::release`]): the
 /// commit then reads it again, and a review or a conversion, which show
