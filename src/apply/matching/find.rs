@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::index::{counted, mark_pivot, Counts, Tally};
+use super::index::BlockKeys;
 use super::text::{hash_key, soft_eq, FileText, Key, Region};
 use crate::ir::{Edit, Hint, Level, Line, Locator, RangeEnd};
 use crate::trim::trim;
@@ -51,7 +51,7 @@ impl<'b> Want<'b> {
 /// its hint needs no index, and a hint that misses is sought as a later
 /// level is ([`expect_at`]).
 pub fn expect(file: &FileText, edits: &[Edit]) {
-    expect_keys(file, edits, Keys::of(edits));
+    expect_keys(file, Keys::of(edits));
 }
 
 /// Tells `file` the keys of kind `kind` that the edits' blocks have at
@@ -64,31 +64,37 @@ pub fn expect(file: &FileText, edits: &[Edit]) {
 /// pass of its own.
 pub fn expect_at(file: &FileText, edits: &[&Edit], kind: Key) {
     let at = move |loc: &Locator| loc.levels.iter().find(|&l| Key::at(l) == kind);
-    let mut counts = Counts::default();
+    let mut keys = BlockKeys::default();
     for (block, level) in blocks(edits.iter().copied(), at) {
-        counts.extend(key_hashes(block, level).map(|h| (h, Tally::default())));
+        add_block(&mut keys, block, level);
     }
-    mark_pivots(file, edits.iter().copied(), kind, counts, at);
+    file.expect(kind, keys);
 }
 
-/// The keys of edits' blocks, each kind's in the map the file counts
-/// them in (made before the file is split into lines, if need be: see
-/// `edit.rs`).
-pub struct Keys(Vec<(Key, Counts)>);
+/// Adds a block's keys at `level` to `keys`: it pivots on its rarest, as
+/// [`pivot`] chooses from its `Want`, past a soft first line (a soft
+/// block of one line pivots on another kind).
+fn add_block(keys: &mut BlockKeys, block: &[Line], level: Level) {
+    keys.add(key_hashes(block, level), usize::from(level == Level::SoftStart));
+}
+
+/// The keys of edits' blocks at their first levels, by kind (made before
+/// the file is split into lines, if need be: see `edit.rs`).
+pub struct Keys(Vec<(Key, BlockKeys)>);
 
 impl Keys {
     pub fn of(edits: &[Edit]) -> Keys {
-        let mut kinds: Vec<(Key, Counts)> = vec![];
+        let mut kinds: Vec<(Key, BlockKeys)> = vec![];
         for (block, level) in blocks(edits.iter(), first_level) {
             let kind = Key::at(level);
             let k = match kinds.iter().position(|(k, _)| *k == kind) {
                 Some(k) => k,
                 None => {
-                    kinds.push((kind, Counts::default()));
+                    kinds.push((kind, BlockKeys::default()));
                     kinds.len() - 1
                 }
             };
-            kinds[k].1.extend(key_hashes(block, level).map(|h| (h, Tally::default())));
+            add_block(&mut kinds[k].1, block, level);
         }
         Keys(kinds)
     }
@@ -118,35 +124,10 @@ fn blocks<'e, 'a: 'e>(
 }
 
 /// [`expect`], the keys made.
-pub fn expect_keys(file: &FileText, edits: &[Edit], keys: Keys) {
-    for (kind, counts) in keys.0 {
-        mark_pivots(file, edits.iter(), kind, counts, first_level);
+pub fn expect_keys(file: &FileText, keys: Keys) {
+    for (kind, keys) in keys.0 {
+        file.expect(kind, keys);
     }
-}
-
-/// Counts `counts` (keys of kind `kind`) in `file` and marks as pivots
-/// the rarest key of each block `at` expects at that kind.
-fn mark_pivots<'e, 'a: 'e>(
-    file: &FileText,
-    edits: impl Iterator<Item = &'e Edit<'a>> + 'e,
-    kind: Key,
-    counts: Counts,
-    at: impl Fn(&Locator) -> Option<Level> + Copy + 'e,
-) {
-    file.expect(kind, counts, |counts| {
-        for (block, level) in blocks(edits, at).filter(|&(_, l)| Key::at(l) == kind) {
-            // What `pivot` takes from the block's `Want`, without
-            // making one: its rarest key, past a soft first line (a
-            // soft block of one line pivots on another kind).
-            let first = usize::from(level == Level::SoftStart);
-            let rarest = key_hashes(block, level)
-                .skip(first)
-                .min_by_key(|&h| counted(counts, h));
-            if let Some(h) = rarest {
-                mark_pivot(counts, h);
-            }
-        }
-    });
 }
 
 /// The hashes of a block's keys at `level`, as [`Want::new`] makes the keys.

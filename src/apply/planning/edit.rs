@@ -131,7 +131,7 @@ impl<'s> OpCx<'_, 's> {
         } else {
             (split(), Keys::of(edits))
         };
-        expect_keys(&file, edits, keys);
+        expect_keys(&file, keys);
         let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, target);
         loc.locate_all(edits);
         self.warnings.append(&mut loc.warnings);

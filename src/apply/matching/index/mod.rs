@@ -30,19 +30,58 @@ pub(super) struct Indexes {
     scans: [[OnceCell<Scan>; SCANS]; KEYS],
 }
 
-/// Each expected key's hash and how many lines of the file have it.
-pub type Counts = HashMap<u64, Tally, foldhash::fast::FixedState>;
+/// Each pivot's hash and how many lines of the file have it.
+type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
 
-/// An expected key's count, and its number while the file is counted.
-/// With its hash, sixteen bytes: a `u32` alone is padded to as many.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Tally {
-    /// How many lines have the key; [`PIVOT`] set for a pivot.
-    count: u32,
-    /// The key's place in the count (see [`FileText::expect`]): the
-    /// first pass files a line under it, and the second reads from it
-    /// whether that line's key is a pivot.
-    number: u32,
+/// The keys of one kind that blocks will look up, told to the file
+/// before the first lookup ([`FileText::expect`]): each key once,
+/// numbered in the order first added, and each block's keys (those it may
+/// pivot on) by number, so that the counting files a line under its key's
+/// number and the pivots are chosen without hashing a block again.
+#[derive(Default)]
+pub struct BlockKeys {
+    /// Each key's hash and number.
+    numbers: HashMap<u64, u32, foldhash::fast::FixedState>,
+    /// The blocks' keys by number, block after block.
+    blocks: Vec<u32>,
+    /// Where each block's keys end in `blocks`.
+    ends: Vec<u32>,
+}
+
+impl BlockKeys {
+    /// Adds a block's keys, by their hashes (in the block's order): it
+    /// pivots on the rarest of those past the first `skip`, the first of
+    /// equals.
+    pub fn add(&mut self, hashes: impl Iterator<Item = u64>, skip: usize) {
+        for (j, h) in hashes.enumerate() {
+            let next = self.numbers.len() as u32;
+            let k = *self.numbers.entry(h).or_insert(next);
+            if j >= skip {
+                self.blocks.push(k);
+            }
+        }
+        if self.ends.last().map_or(0, |&e| e as usize) < self.blocks.len() {
+            self.ends.push(self.blocks.len() as u32);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.numbers.is_empty()
+    }
+
+    /// Marks with [`PIVOT`] each block's rarest key in `counts` (each
+    /// key's count, by number).
+    fn mark_pivots(&self, counts: &mut [u32]) {
+        let mut start = 0;
+        for &end in &self.ends {
+            let block = &self.blocks[start..end as usize];
+            start = end as usize;
+            let rarest = block.iter().min_by_key(|&&k| counts[k as usize] & !PIVOT);
+            if let Some(&k) = rarest {
+                counts[k as usize] |= PIVOT;
+            }
+        }
+    }
 }
 
 /// How many bits the expected keys' hashes are filed under while they
@@ -78,18 +117,6 @@ const CHUNK: usize = 1 << 13;
 /// A count's top bit: the key is a pivot, and its lines are indexed.
 const PIVOT: u32 = 1 << 31;
 
-/// Marks `h`, an expected key, as a pivot (see [`FileText::expect`]).
-pub fn mark_pivot(counts: &mut Counts, h: u64) {
-    if let Some(t) = counts.get_mut(&h) {
-        t.count |= PIVOT;
-    }
-}
-
-/// An expected key's count in the file, while pivots are chosen.
-pub fn counted(counts: &Counts, h: u64) -> usize {
-    counts.get(&h).map_or(0, |t| (t.count & !PIVOT) as usize)
-}
-
 /// How many passes over the file may seek keys of one kind beyond the
 /// pivots (see [`FileText::seek`]) before the whole file is indexed for
 /// it. A search tells the file its blocks' keys at each level before it
@@ -116,8 +143,8 @@ struct Scan {
 /// where the lines with any key the patch names can be a third of the
 /// file, and the whole-file index is 8 bytes a line.
 struct Expected {
-    /// Each pivot's count (with [`PIVOT`] set): the other expected keys
-    /// are counted only while the pivots are chosen.
+    /// Each pivot's count: the other expected keys are counted only while
+    /// the pivots are chosen.
     counts: Counts,
     /// The lines whose key is a pivot.
     index: Index,
@@ -236,24 +263,28 @@ impl FileText<'_> {
     }
 
     /// Says which keys of kind `kind` the lookups will ask for (before
-    /// the first of them; a later call is ignored): `counts` holds their
-    /// hashes, and `pivots` is given each one's count in the file and
-    /// marks the ones searches walk (see [`Expected`]). Two passes over
-    /// the file: one counts, the other (only on lines that had a key)
-    /// indexes the pivots. Any other key is sought as [`FileText::seek`]
-    /// says; every path gives the same answer.
-    pub fn expect(&self, kind: Key, mut counts: Counts, pivots: impl FnOnce(&mut Counts)) {
-        if self.indexes.expected[kind as usize].get().is_some() || counts.is_empty() {
+    /// the first of them; a later call is ignored): `keys`, the blocks'
+    /// keys, each of which pivots on its rarest in the file (the searches
+    /// walk those lines; see [`Expected`]). Two passes over the file: one
+    /// counts, the other (only on lines that had a key) indexes the
+    /// pivots. Any other key is sought as [`FileText::seek`] says; every
+    /// path gives the same answer.
+    pub fn expect(&self, kind: Key, keys: BlockKeys) {
+        if self.indexes.expected[kind as usize].get().is_some() || keys.is_empty() {
             return;
         }
-        let counted = self.count_expected(kind, &mut counts);
-        pivots(&mut counts);
-        let pivots = Pivots::of(&counts);
+        let (mut by_number, counted) = self.count_expected(kind, &keys.numbers);
+        keys.mark_pivots(&mut by_number);
+        let pivots = Pivots::of(&keys.numbers, &by_number);
         // Searches count only pivots (a block's own is its rarest line, so
         // a search that prefers pivots needs no other key's count): the
-        // rest of the map goes.
-        counts.retain(|_, t| t.count & PIVOT != 0);
-        counts.shrink_to_fit();
+        // rest of the keys go.
+        let counts: Counts = (keys.numbers.into_iter())
+            .map(|(h, k)| (h, by_number[k as usize]))
+            .filter(|&(_, c)| c & PIVOT != 0)
+            .map(|(h, c)| (h, c & !PIVOT))
+            .collect();
+        drop(by_number);
         let entries = pivot_lines(&pivots, counted, self.len());
         let _ = self.indexes.expected[kind as usize].set(Expected {
             counts,
@@ -261,29 +292,27 @@ impl FileText<'_> {
         });
     }
 
-    /// The first pass of [`FileText::expect`]: each expected key's count
-    /// in the file, written into `counts`, and which lines have a key.
-    fn count_expected(&self, kind: Key, counts: &mut Counts) -> Counted {
+    /// The first pass of [`FileText::expect`]: the count in the file of
+    /// each key of `numbers` (hash to number), by number, and which lines
+    /// have a key.
+    fn count_expected(&self, kind: Key, numbers: &HashMap<u64, u32, foldhash::fast::FixedState>) -> (Vec<u32>, Counted) {
         // The keys' hashes as bits, 32 KiB: most lines have no key, and a
         // bit turns them away where a probe of the map would miss the cache.
         let mut present = vec![0u64; PRESENT / 64];
-        for &h in counts.keys() {
+        for &h in numbers.keys() {
             present[h as usize % PRESENT / 64] |= 1 << (h % 64);
         }
-        // The keys numbered: a large file's lines are counted on two
-        // threads (`beside.rs`), each into its own tally by number, while
-        // the map is only read. A tally is 16 bits, which a key on more
-        // than 65,535 lines saturates: counts choose pivots and decide
-        // whether a key is common (over 10,000), and a count that large
-        // stays larger than any other that matters.
-        for (k, t) in counts.values_mut().enumerate() {
-            t.number = k as u32;
-        }
+        // A large file's lines are counted on two threads (`beside.rs`),
+        // each into its own tally by number, while the map is only read. A
+        // tally is 16 bits, which a key on more than 65,535 lines
+        // saturates: counts choose pivots and decide whether a key is
+        // common (over 10,000), and a count that large stays larger than
+        // any other that matters.
         // A blank line's key is empty, the same for all of them (often a
         // tenth of a file's lines): whether it is a key is looked up once,
         // and none is hashed, even where another key shares its filter bit.
         let empty = hash_key("");
-        let empty_k = counts.get(&empty).map(|t| t.number);
+        let empty_k = numbers.get(&empty).copied();
         // Each line with a key as a bit (a chunk's words are its own), and
         // its key's number in its thread's list, in order: the second pass
         // reads there whether the line's key is a pivot, and hashes no
@@ -291,7 +320,6 @@ impl FileText<'_> {
         // would add to the peak.
         let (text, starts, len) = (self.text, &self.starts, self.len());
         let keyed: Vec<AtomicU64> = (0..len.div_ceil(64)).map(|_| AtomicU64::new(0)).collect();
-        let counts_read: &Counts = counts;
         let count = |part: &mut Counting, chunk: usize| {
             let Counting {
                 thread,
@@ -308,7 +336,7 @@ impl FileText<'_> {
                     false => {
                         let h = hash_key(&key);
                         let filed = present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1;
-                        filed.then(|| counts_read.get(&h).map(|t| t.number)).flatten()
+                        filed.then(|| numbers.get(&h).copied()).flatten()
                     }
                 };
                 if let Some(k) = k {
@@ -325,20 +353,20 @@ impl FileText<'_> {
         };
         let counting = |thread| Counting {
             thread,
-            tally: vec![0u16; counts_read.len()],
+            tally: vec![0u16; numbers.len()],
             keys: vec![],
         };
         let (mine, theirs, chunks) =
             beside::share(len.div_ceil(CHUNK), counting(0), || counting(1), count);
-        for t in counts.values_mut() {
-            let k = t.number as usize;
-            t.count = u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k]));
-        }
-        Counted {
+        let by_number = (0..numbers.len())
+            .map(|k| u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k])))
+            .collect();
+        let counted = Counted {
             keyed,
             keys: [mine.keys, theirs.map_or(vec![], |t| t.keys)],
             chunks,
-        }
+        };
+        (by_number, counted)
     }
 
     /// The index entries of the lines whose key of kind `kind` hashes to `h`.
@@ -490,8 +518,8 @@ impl FileText<'_> {
             self.indexes.whole[kind as usize].get(),
             self.indexes.expected[kind as usize].get(),
         ) {
-            if let Some(t) = e.counts.get(&h) {
-                return (t.count & !PIVOT) as usize;
+            if let Some(&c) = e.counts.get(&h) {
+                return c as usize;
             }
         }
         // Any other key is sought (see `seek`).
@@ -511,11 +539,13 @@ struct Pivots {
 }
 
 impl Pivots {
-    fn of(counts: &Counts) -> Pivots {
+    /// The pivots among `numbers` (hash to number), marked in `counts`
+    /// (by number).
+    fn of(numbers: &HashMap<u64, u32, foldhash::fast::FixedState>, counts: &[u32]) -> Pivots {
         let mut bits = vec![0u64; counts.len().div_ceil(64)];
         let mut top = vec![0u32; counts.len()];
-        for (&h, t) in counts.iter().filter(|(_, t)| t.count & PIVOT != 0) {
-            let k = t.number as usize;
+        for (&h, &k) in numbers.iter().filter(|(_, &k)| counts[k as usize] & PIVOT != 0) {
+            let k = k as usize;
             bits[k / 64] |= 1 << (k % 64);
             top[k] = (h >> 32) as u32;
         }

@@ -3,6 +3,22 @@
 use super::*;
 use crate::apply::matching::text::hash_key;
 
+/// Tells `file` the keys `hashes` of kind `kind`, each of `pivots` a
+/// block of its own (which pivots on it) and the rest in a block that
+/// pivots on none; returns each key's count as the first pass counts it.
+fn expect_with(file: &FileText, kind: Key, hashes: &[u64], pivots: &[u64]) -> Vec<usize> {
+    let mut keys = BlockKeys::default();
+    keys.add(hashes.iter().copied(), hashes.len());
+    for &p in pivots {
+        assert!(hashes.contains(&p), "a pivot is one of the keys");
+        keys.add(std::iter::once(p), 0);
+    }
+    let (counts, _) = file.count_expected(kind, &keys.numbers);
+    let seen = hashes.iter().map(|h| counts[keys.numbers[h] as usize] as usize).collect();
+    file.expect(kind, keys);
+    seen
+}
+
 /// The oracle: the lines whose key of kind `kind` hashes as `key`,
 /// by a scan of the file.
 fn scan(f: &FileText, key: &str, kind: Key) -> Vec<usize> {
@@ -42,12 +58,8 @@ fn every_way_of_answering_gives_the_lines_a_scan_gives() {
             let part = FileText::new(&text);
             let sought = FileText::new(&text);
             sought.seek(kind, keys.iter().step_by(4).map(|k| hash_key(&kind.of(k))));
-            let counts: Counts = keys.iter().take(10).map(|k| (hash_key(&kind.of(k)), Tally::default())).collect();
-            part.expect(kind, counts, |c| {
-                for k in keys.iter().take(3) {
-                    mark_pivot(c, hash_key(&kind.of(k)));
-                }
-            });
+            let hashes: Vec<u64> = keys.iter().take(10).map(|k| hash_key(&kind.of(k))).collect();
+            expect_with(&part, kind, &hashes, &hashes[..3]);
             for k in &keys {
                 let key = kind.of(k);
                 let want = scan(&whole, &key, kind);
@@ -94,8 +106,7 @@ fn the_index_keeps_lines_ascending_in_small_and_crowded_buckets() {
 fn forgotten_indexes_are_built_again_with_the_same_answers() {
     let text: String = (0..3000).map(|i| format!("  line {}\n", i % 11)).collect();
     let mut f = FileText::new(&text);
-    let counts: Counts = [(hash_key("line 3"), Tally::default())].into_iter().collect();
-    f.expect(Key::Trimmed, counts, |c| mark_pivot(c, hash_key("line 3")));
+    expect_with(&f, Key::Trimmed, &[hash_key("line 3")], &[hash_key("line 3")]);
     let ask = |f: &FileText, k: usize| -> Vec<usize> {
         f.positions(hash_key(&format!("line {k}")), Key::Trimmed)
             .collect()
@@ -142,12 +153,8 @@ fn the_expected_index_answers_as_the_whole_file_index_does() {
     whole.index_whole(Key::Trimmed);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("line {k}"));
-    let counts: Counts = (0..keys).map(|k| (h(k), Tally::default())).collect();
-    let mut seen = vec![];
-    part.expect(Key::Trimmed, counts, |c| {
-        seen = (0..keys).map(|k| counted(c, h(k))).collect();
-        (0..2).for_each(|k| mark_pivot(c, h(k)));
-    });
+    let hashes: Vec<u64> = (0..keys).map(h).collect();
+    let seen = expect_with(&part, Key::Trimmed, &hashes, &hashes[..2]);
     // The pivots were chosen from the file's true counts.
     let true_counts: Vec<usize> = (0..keys).map(|k| whole.count(h(k), Key::Trimmed)).collect();
     assert_eq!(seen, true_counts);
@@ -207,12 +214,9 @@ fn a_count_shared_with_a_thread_answers_as_the_whole_file_index_does() {
     let whole = FileText::new(&text);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("row {k}"));
-    let counts: Counts = (0..keys).map(|k| (h(k), Tally::default())).collect();
-    let mut seen = vec![];
-    part.expect(Key::Trimmed, counts, |c| {
-        seen = (0..keys).map(|k| counted(c, h(k))).collect();
-        (0..keys).step_by(3).for_each(|k| mark_pivot(c, h(k)));
-    });
+    let hashes: Vec<u64> = (0..keys).map(h).collect();
+    let pivots: Vec<u64> = hashes.iter().copied().step_by(3).collect();
+    let seen = expect_with(&part, Key::Trimmed, &hashes, &pivots);
     let true_counts: Vec<usize> = (0..keys).map(|k| whole.count(h(k), Key::Trimmed)).collect();
     assert_eq!(seen, true_counts);
     assert!(true_counts.iter().all(|&c| c > lines / (keys + 9) - 2));
@@ -241,11 +245,8 @@ fn many_expected_keys_are_counted_as_the_whole_file_index_counts_them() {
     let whole = FileText::new(&text);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("key {k}"));
-    let counts: Counts = (0..keys).map(|k| (h(k), Tally::default())).collect();
-    let mut seen = vec![];
-    part.expect(Key::Exact, counts, |c| {
-        seen = (0..keys).map(|k| counted(c, h(k))).collect();
-    });
+    let hashes: Vec<u64> = (0..keys).map(h).collect();
+    let seen = expect_with(&part, Key::Exact, &hashes, &[]);
     // The truth by the full hash of every line (the whole-file index
     // files lines under 32 bits, where two of these keys may meet).
     let mut lines_of: HashMap<u64, usize> = HashMap::new();
@@ -276,20 +277,15 @@ fn blank_lines_count_under_the_empty_key() {
         assert_eq!(blanks, lines.div_ceil(4) + (lines + 2) / 4);
         for expected in [true, false] {
             let part = FileText::new(&text);
-            let mut counts: Counts = [(x, Tally::default())].into_iter().collect();
-            if expected {
-                counts.insert(empty, Tally::default());
-            }
-            let mut seen = (0, 0);
-            part.expect(Key::Trimmed, counts, |c| {
-                seen = (counted(c, empty), counted(c, x));
-                mark_pivot(c, empty);
-                mark_pivot(c, x);
-            });
-            let want = (
-                if expected { blanks } else { 0 },
-                whole.count(x, Key::Trimmed),
-            );
+            let hashes = match expected {
+                true => vec![x, empty],
+                false => vec![x],
+            };
+            let seen = expect_with(&part, Key::Trimmed, &hashes, &hashes);
+            let want = match expected {
+                true => vec![whole.count(x, Key::Trimmed), blanks],
+                false => vec![whole.count(x, Key::Trimmed)],
+            };
             assert_eq!(seen, want, "{lines} lines, expected {expected}");
             assert_eq!(part.is_pivot(empty, Key::Trimmed), expected);
             for h in [empty, x] {
@@ -300,4 +296,25 @@ fn blank_lines_count_under_the_empty_key() {
             }
         }
     }
+}
+
+/// Each block pivots on its rarest key in the file, the first of equals,
+/// past the keys it skips (a soft first line); a block with none past
+/// them pivots on none.
+#[test]
+fn each_block_pivots_on_its_rarest_key() {
+    // Counts: a 5, b 2, c 2, d 9.
+    let lines = ["a"; 5].iter().chain(&["b"; 2]).chain(&["c"; 2]).chain(&["d"; 9]);
+    let text: String = lines.map(|l| format!("{l}\n")).collect();
+    let f = FileText::new(&text);
+    let h = |k: &str| hash_key(k);
+    let mut keys = BlockKeys::default();
+    keys.add(["a", "c", "b"].map(h).into_iter(), 0);
+    keys.add(["d", "a"].map(h).into_iter(), 1);
+    keys.add(["d"].map(h).into_iter(), 1);
+    f.expect(Key::Exact, keys);
+    let pivots: Vec<bool> = ["a", "b", "c", "d"].map(|k| f.is_pivot(h(k), Key::Exact)).into();
+    assert_eq!(pivots, [true, false, true, false]);
+    assert_eq!(f.count(h("c"), Key::Exact), 2);
+    assert_eq!(f.positions(h("a"), Key::Exact).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
 }
