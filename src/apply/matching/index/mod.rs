@@ -328,26 +328,42 @@ impl FileText<'_> {
             } = part;
             let lines = chunk * CHUNK..((chunk + 1) * CHUNK).min(len);
             let first = keys.len();
-            let mut word = 0u64;
-            for i in lines.clone() {
-                let key = kind.of(line_at(text, starts, i));
-                let k = match key.is_empty() {
-                    true => empty_k,
-                    false => {
-                        let h = hash_key(&key);
-                        let filed = present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1;
-                        filed.then(|| numbers.get(&h).copied()).flatten()
+            // Sixty-four lines at a time: their keys hashed and filtered
+            // first, then the map probed for those the filter let by. The
+            // probes, each a likely miss of the cache, no longer wait on
+            // one another's hashing, and the processor overlaps them.
+            let mut hashes = [0u64; 64];
+            let words = lines.start / 64..lines.end.div_ceil(64);
+            for (w, slot) in words.clone().zip(&keyed[words]) {
+                let at = w * 64..(w * 64 + 64).min(lines.end);
+                let (mut probe, mut blank) = (0u64, 0u64);
+                for i in at.clone() {
+                    let key = kind.of(line_at(text, starts, i));
+                    if key.is_empty() {
+                        blank |= 1 << (i % 64);
+                        continue;
                     }
-                };
-                if let Some(k) = k {
-                    tally[k as usize] = tally[k as usize].saturating_add(1);
-                    word |= 1 << (i % 64);
-                    keys.push(k);
+                    let h = hash_key(&key);
+                    hashes[i % 64] = h;
+                    if present[h as usize % PRESENT / 64] >> (h % 64) & 1 == 1 {
+                        probe |= 1 << (i % 64);
+                    }
                 }
-                if i % 64 == 63 || i + 1 == lines.end {
-                    keyed[i / 64].store(word, Ordering::Relaxed);
-                    word = 0;
+                let (mut lines, mut word) = (probe | blank, 0u64);
+                while lines != 0 {
+                    let j = lines.trailing_zeros() as usize;
+                    lines &= lines - 1;
+                    let k = match blank >> j & 1 == 1 {
+                        true => empty_k,
+                        false => numbers.get(&hashes[j]).copied(),
+                    };
+                    if let Some(k) = k {
+                        tally[k as usize] = tally[k as usize].saturating_add(1);
+                        word |= 1 << j;
+                        keys.push(k);
+                    }
                 }
+                slot.store(word, Ordering::Relaxed);
             }
             (*thread, first..keys.len())
         };
