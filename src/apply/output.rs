@@ -343,7 +343,10 @@ impl<'p> Output<'p> {
     /// How many lines the content has.
     pub fn line_count(&self) -> usize {
         let (newlines, last) = self.texts().fold((0, None), |(n, last), t| {
-            (n + t.bytes().filter(|&b| b == b'\n').count(), t.bytes().last().or(last))
+            (
+                n + t.bytes().filter(|&b| b == b'\n').count(),
+                t.bytes().last().or(last),
+            )
         });
         newlines + usize::from(last.is_some_and(|b| b != b'\n'))
     }
@@ -384,7 +387,7 @@ impl<'p> Output<'p> {
     }
 
     /// The original file's bytes, for the rollback.
-#[cfg(feature = "internals")]
+    #[cfg(feature = "internals")]
     pub fn original_bytes(&self) -> Cow<'_, [u8]> {
         match self.original_escapes() {
             false => Cow::Borrowed(self.original.as_bytes()),
@@ -480,7 +483,10 @@ pub fn line_count(text: &str) -> usize {
 fn region_counts(gone: &str, new: &str) -> (usize, usize) {
     let (old_n, new_n) = (line_count(gone), line_count(new));
     let lines = |t| str::split_inclusive(t, '\n');
-    let head = lines(gone).zip(lines(new)).take_while(|(a, b)| a == b).count();
+    let head = lines(gone)
+        .zip(lines(new))
+        .take_while(|(a, b)| a == b)
+        .count();
     let tail = lines(gone)
         .rev()
         .zip(lines(new).rev())

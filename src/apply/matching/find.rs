@@ -75,7 +75,10 @@ pub fn expect_at(file: &FileText, edits: &[&Edit], kind: Key) {
 /// [`pivot`] chooses from its `Want`, past a soft first line (a soft
 /// block of one line pivots on another kind).
 fn add_block(keys: &mut BlockKeys, block: &[Line], level: Level) {
-    keys.add(key_hashes(block, level), usize::from(level == Level::SoftStart));
+    keys.add(
+        key_hashes(block, level),
+        usize::from(level == Level::SoftStart),
+    );
 }
 
 /// The keys of edits' blocks at their first levels, by kind (made before
@@ -330,7 +333,13 @@ fn most_like(file: &FileText, first: &str, from: usize) -> Option<usize> {
                     && pairs.may_hold(line.as_bytes())
                     && first.contains(line))
         };
-        let s = head + tail + if head + tail + want.len() > bar && holds() { want.len() } else { 0 };
+        let s = head
+            + tail
+            + if head + tail + want.len() > bar && holds() {
+                want.len()
+            } else {
+                0
+            };
         (s > bar).then_some(s)
     };
     // Only lines of text: a binary line is no advice. Asked only of a line
@@ -555,7 +564,10 @@ mod tests {
         // A line within the first counts whole only when it is half of
         // it: `}` is within this line, and shares less than `fn b() {`.
         assert_eq!(near(&["two(); again"]), Some((4, 0)));
-        assert_eq!(near(&["fn b() { } closes nothing in this file"]), Some((3, 0)));
+        assert_eq!(
+            near(&["fn b() { } closes nothing in this file"]),
+            Some((3, 0))
+        );
         // A common start and end.
         assert_eq!(near(&["fn b() -> u8 {"]), Some((3, 0)));
     }

@@ -3,15 +3,14 @@
 //! other in the text as the earlier ones left it (RepoPatch;
 //! `sequential.rs`), then assembled (`assemble.rs`).
 
-
 use super::assemble::{assemble, dominant, reshapes, Shape};
+use super::op::render_new;
+use super::plan::{OpCx, Step};
 use crate::apply::matching::beside;
 use crate::apply::matching::find::{expect_keys, Keys};
 use crate::apply::matching::locate::Locating;
-use super::op::render_new;
-use crate::apply::output::{Builder, Output, Pieces};
-use super::plan::{OpCx, Step};
 use crate::apply::matching::text::FileText;
+use crate::apply::output::{Builder, Output, Pieces};
 use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, FileOp, NewText};
 use crate::paths::RelPath;

@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use crate::apply::output::Output;
 use super::repeated::Touched;
+use crate::apply::output::Output;
 use crate::apply::tree::{Entry, FileTree};
 use crate::error::{Code, Diagnostic, Reported};
 use crate::ir::{FileOp, Patch, PathRef, Policy};
@@ -211,7 +211,10 @@ pub fn plan_with<'p>(
     // gains nothing by reading it twice).
     let mut previous: Option<std::ops::Range<usize>> = None;
     for (i, op) in patch.files.iter().enumerate() {
-        for change in previous.take().map_or(&mut [][..], |r| &mut plan.changes[r]) {
+        for change in previous
+            .take()
+            .map_or(&mut [][..], |r| &mut plan.changes[r])
+        {
             if let Change::Write { output, .. } | Change::Move { output, .. } = change {
                 output.release();
             }
@@ -424,7 +427,10 @@ impl<'s> OpCx<'_, 's> {
         };
         let bytes = match self.tree.read(rel, TOO_LARGE) {
             Ok(b) => b,
-            Err(e) if crate::apply::writing::fs::refusal(&e) == Some(crate::apply::writing::fs::Refusal::TooLarge) => {
+            Err(e)
+                if crate::apply::writing::fs::refusal(&e)
+                    == Some(crate::apply::writing::fs::Refusal::TooLarge) =>
+            {
                 return self.fail(too_large(rel))
             }
             Err(e) => return self.io_error(path, e),

@@ -11,9 +11,9 @@
 //! Every path gives the answers a scan of the file would (the tests hold
 //! each to one).
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::cell::OnceCell;
 
 use super::beside;
 use super::text::{hash_key, line_at, FileText, Key, KEYS};
@@ -33,6 +33,9 @@ pub(super) struct Indexes {
 /// Each pivot's hash and how many lines of the file have it.
 type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
 
+/// Each expected key's hash and its number (see [`BlockKeys`]).
+type Numbers = HashMap<u64, u32, foldhash::fast::FixedState>;
+
 /// The keys of one kind that blocks will look up, told to the file
 /// before the first lookup ([`FileText::expect`]): each key once,
 /// numbered in the order first added, and each block's keys (those it may
@@ -41,7 +44,7 @@ type Counts = HashMap<u64, u32, foldhash::fast::FixedState>;
 #[derive(Default)]
 pub struct BlockKeys {
     /// Each key's hash and number.
-    numbers: HashMap<u64, u32, foldhash::fast::FixedState>,
+    numbers: Numbers,
     /// The blocks' keys by number, block after block.
     blocks: Vec<u32>,
     /// Where each block's keys end in `blocks`.
@@ -295,7 +298,7 @@ impl FileText<'_> {
     /// The first pass of [`FileText::expect`]: the count in the file of
     /// each key of `numbers` (hash to number), by number, and which lines
     /// have a key.
-    fn count_expected(&self, kind: Key, numbers: &HashMap<u64, u32, foldhash::fast::FixedState>) -> (Vec<u32>, Counted) {
+    fn count_expected(&self, kind: Key, numbers: &Numbers) -> (Vec<u32>, Counted) {
         // The keys' hashes as bits, 32 KiB: most lines have no key, and a
         // bit turns them away where a probe of the map would miss the cache.
         let mut present = vec![0u64; PRESENT / 64];
@@ -375,7 +378,9 @@ impl FileText<'_> {
         let (mine, theirs, chunks) =
             beside::share(len.div_ceil(CHUNK), counting(0), || counting(1), count);
         let by_number = (0..numbers.len())
-            .map(|k| u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k])))
+            .map(|k| {
+                u32::from(mine.tally[k]) + theirs.as_ref().map_or(0, |t| u32::from(t.tally[k]))
+            })
             .collect();
         let counted = Counted {
             keyed,
@@ -425,7 +430,10 @@ impl FileText<'_> {
         }
         sought.sort_unstable();
         sought.dedup();
-        match self.indexes.scans[kind as usize].iter().find(|s| s.get().is_none()) {
+        match self.indexes.scans[kind as usize]
+            .iter()
+            .find(|s| s.get().is_none())
+        {
             Some(slot) => {
                 let _ = slot.set(self.scan(kind, &sought));
             }
@@ -501,7 +509,10 @@ impl FileText<'_> {
     /// many passes sought keys, and whether the whole file was indexed.
     #[cfg(test)]
     pub fn beyond_pivots(&self, kind: Key) -> (usize, bool) {
-        let scans = self.indexes.scans[kind as usize].iter().filter(|s| s.get().is_some()).count();
+        let scans = self.indexes.scans[kind as usize]
+            .iter()
+            .filter(|s| s.get().is_some())
+            .count();
         (scans, self.indexes.whole[kind as usize].get().is_some())
     }
 
@@ -541,7 +552,6 @@ impl FileText<'_> {
         // Any other key is sought (see `seek`).
         self.lookup(h, kind).len()
     }
-
 }
 
 /// The pivots among the expected keys, by the keys' numbers: what the
@@ -557,10 +567,13 @@ struct Pivots {
 impl Pivots {
     /// The pivots among `numbers` (hash to number), marked in `counts`
     /// (by number).
-    fn of(numbers: &HashMap<u64, u32, foldhash::fast::FixedState>, counts: &[u32]) -> Pivots {
+    fn of(numbers: &Numbers, counts: &[u32]) -> Pivots {
         let mut bits = vec![0u64; counts.len().div_ceil(64)];
         let mut top = vec![0u32; counts.len()];
-        for (&h, &k) in numbers.iter().filter(|(_, &k)| counts[k as usize] & PIVOT != 0) {
+        for (&h, &k) in numbers
+            .iter()
+            .filter(|(_, &k)| counts[k as usize] & PIVOT != 0)
+        {
             let k = k as usize;
             bits[k / 64] |= 1 << (k % 64);
             top[k] = (h >> 32) as u32;

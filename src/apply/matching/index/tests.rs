@@ -14,7 +14,10 @@ fn expect_with(file: &FileText, kind: Key, hashes: &[u64], pivots: &[u64]) -> Ve
         keys.add(std::iter::once(p), 0);
     }
     let (counts, _) = file.count_expected(kind, &keys.numbers);
-    let seen = hashes.iter().map(|h| counts[keys.numbers[h] as usize] as usize).collect();
+    let seen = hashes
+        .iter()
+        .map(|h| counts[keys.numbers[h] as usize] as usize)
+        .collect();
     file.expect(kind, keys);
     seen
 }
@@ -23,7 +26,9 @@ fn expect_with(file: &FileText, kind: Key, hashes: &[u64], pivots: &[u64]) -> Ve
 /// by a scan of the file.
 fn scan(f: &FileText, key: &str, kind: Key) -> Vec<usize> {
     let h = hash_key(key);
-    (0..f.len()).filter(|&i| hash_key(&kind.of(f.line(i))) == h).collect()
+    (0..f.len())
+        .filter(|&i| hash_key(&kind.of(f.line(i))) == h)
+        .collect()
 }
 
 /// Every way a lookup is answered (the whole-file index, the pivots'
@@ -39,7 +44,13 @@ fn every_way_of_answering_gives_the_lines_a_scan_gives() {
         seed ^= seed << 17;
         seed % n
     };
-    let kinds = [Key::Exact, Key::TrailingWhitespace, Key::Trimmed, Key::Normalized, Key::Undecorated];
+    let kinds = [
+        Key::Exact,
+        Key::TrailingWhitespace,
+        Key::Trimmed,
+        Key::Normalized,
+        Key::Undecorated,
+    ];
     for round in 0..6 {
         let lines = 200 + next(4000) as usize;
         let text: String = (0..lines)
@@ -58,14 +69,22 @@ fn every_way_of_answering_gives_the_lines_a_scan_gives() {
             let part = FileText::new(&text);
             let sought = FileText::new(&text);
             sought.seek(kind, keys.iter().step_by(4).map(|k| hash_key(&kind.of(k))));
-            let hashes: Vec<u64> = keys.iter().take(10).map(|k| hash_key(&kind.of(k))).collect();
+            let hashes: Vec<u64> = keys
+                .iter()
+                .take(10)
+                .map(|k| hash_key(&kind.of(k)))
+                .collect();
             expect_with(&part, kind, &hashes, &hashes[..3]);
             for k in &keys {
                 let key = kind.of(k);
                 let want = scan(&whole, &key, kind);
                 for f in [&whole, &part, &sought] {
                     let h = hash_key(&key);
-                    assert_eq!(f.positions(h, kind).collect::<Vec<_>>(), want, "round {round}, {kind:?}, {k}");
+                    assert_eq!(
+                        f.positions(h, kind).collect::<Vec<_>>(),
+                        want,
+                        "round {round}, {kind:?}, {k}"
+                    );
                     assert_eq!(f.count(h, kind), want.len(), "round {round}, {kind:?}, {k}");
                 }
             }
@@ -106,7 +125,12 @@ fn the_index_keeps_lines_ascending_in_small_and_crowded_buckets() {
 fn forgotten_indexes_are_built_again_with_the_same_answers() {
     let text: String = (0..3000).map(|i| format!("  line {}\n", i % 11)).collect();
     let mut f = FileText::new(&text);
-    expect_with(&f, Key::Trimmed, &[hash_key("line 3")], &[hash_key("line 3")]);
+    expect_with(
+        &f,
+        Key::Trimmed,
+        &[hash_key("line 3")],
+        &[hash_key("line 3")],
+    );
     let ask = |f: &FileText, k: usize| -> Vec<usize> {
         f.positions(hash_key(&format!("line {k}")), Key::Trimmed)
             .collect()
@@ -241,7 +265,9 @@ fn many_expected_keys_are_counted_as_the_whole_file_index_counts_them() {
     let lines = 30_000;
     // Line i holds key 2i (keys 0..60,000 even), with a filler line of
     // no key between; odd keys and keys past the file occur nowhere.
-    let text: String = (0..lines).map(|i| format!("key {}\nfiller {i}\n", 2 * i)).collect();
+    let text: String = (0..lines)
+        .map(|i| format!("key {}\nfiller {i}\n", 2 * i))
+        .collect();
     let whole = FileText::new(&text);
     let part = FileText::new(&text);
     let h = |k: usize| hash_key(&format!("key {k}"));
@@ -251,9 +277,13 @@ fn many_expected_keys_are_counted_as_the_whole_file_index_counts_them() {
     // files lines under 32 bits, where two of these keys may meet).
     let mut lines_of: HashMap<u64, usize> = HashMap::new();
     for i in 0..whole.len() {
-        *lines_of.entry(hash_key(&Key::Exact.of(whole.line(i)))).or_default() += 1;
+        *lines_of
+            .entry(hash_key(&Key::Exact.of(whole.line(i))))
+            .or_default() += 1;
     }
-    let want: Vec<usize> = (0..keys).map(|k| lines_of.get(&h(k)).copied().unwrap_or(0)).collect();
+    let want: Vec<usize> = (0..keys)
+        .map(|k| lines_of.get(&h(k)).copied().unwrap_or(0))
+        .collect();
     assert_eq!(want.iter().filter(|&&c| c == 1).count(), keys / 2);
     assert_eq!(seen, want);
 }
@@ -304,7 +334,11 @@ fn blank_lines_count_under_the_empty_key() {
 #[test]
 fn each_block_pivots_on_its_rarest_key() {
     // Counts: a 5, b 2, c 2, d 9.
-    let lines = ["a"; 5].iter().chain(&["b"; 2]).chain(&["c"; 2]).chain(&["d"; 9]);
+    let lines = ["a"; 5]
+        .iter()
+        .chain(&["b"; 2])
+        .chain(&["c"; 2])
+        .chain(&["d"; 9]);
     let text: String = lines.map(|l| format!("{l}\n")).collect();
     let f = FileText::new(&text);
     let h = |k: &str| hash_key(k);
@@ -313,8 +347,13 @@ fn each_block_pivots_on_its_rarest_key() {
     keys.add(["d", "a"].map(h).into_iter(), 1);
     keys.add(["d"].map(h).into_iter(), 1);
     f.expect(Key::Exact, keys);
-    let pivots: Vec<bool> = ["a", "b", "c", "d"].map(|k| f.is_pivot(h(k), Key::Exact)).into();
+    let pivots: Vec<bool> = ["a", "b", "c", "d"]
+        .map(|k| f.is_pivot(h(k), Key::Exact))
+        .into();
     assert_eq!(pivots, [true, false, true, false]);
     assert_eq!(f.count(h("c"), Key::Exact), 2);
-    assert_eq!(f.positions(h("a"), Key::Exact).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+    assert_eq!(
+        f.positions(h("a"), Key::Exact).collect::<Vec<_>>(),
+        [0, 1, 2, 3, 4]
+    );
 }
