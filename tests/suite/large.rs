@@ -56,18 +56,23 @@ fn a_large_file_is_checked_for_brackets_as_a_small_one_is() {
     }
 }
 
-/// A patch that changes a file in thousands of places (4,096 pieces of
-/// its new text or more) has its results (each file's lines added and
-/// removed) made on a second thread while the commit writes: they are the
-/// lines its hunks change, the ones that leave a line as it was not
-/// counted, as its dry run (one thread, nothing written) counts them.
+/// A patch that changes a file in tens of thousands of places (32,768
+/// pieces of its new text or more) has its results (each file's lines
+/// added and removed) made on a second thread while the commit writes:
+/// they are the lines its hunks change, the ones that leave a line as it
+/// was not counted, as its dry run (one thread, nothing written) counts
+/// them. (Made in line, the test's results fail it.)
 #[test]
 fn a_large_patch_counts_its_lines_beside_the_commit_as_its_dry_run_does() {
-    let lines = 40_000;
+    let lines = 80_000;
     let text = code(lines);
-    let mut patch = String::from("--- a/f.py\n+++ b/f.py\n");
+    // The edited file last: an earlier file's counts are taken when its
+    // text is let go, before the next file is planned.
+    let mut patch =
+        String::from("--- /dev/null\n+++ b/g.txt\n@@ -0,0 +1,3 @@\n+one\n+two\n+three\n");
+    patch += "--- a/f.py\n+++ b/f.py\n";
     let (mut hunks, mut same) = (0, 0);
-    for i in (0..lines).step_by(4) {
+    for i in (0..lines).step_by(2) {
         let old = format!("    value_{i} = compute({i}, \"padding text for the line\")");
         // Every tenth hunk writes its line back as it was.
         let new = match hunks % 10 {
@@ -78,7 +83,6 @@ fn a_large_patch_counts_its_lines_beside_the_commit_as_its_dry_run_does() {
         hunks += 1;
         patch += &format!("@@ -{n},1 +{n},1 @@\n-{old}\n+{new}\n", n = i + 1);
     }
-    patch += "--- /dev/null\n+++ b/g.txt\n@@ -0,0 +1,3 @@\n+one\n+two\n+three\n";
     let results = |dry_run| {
         let mut tree = MemTree::default().with_file("f.py", &text);
         let outcome = run(
@@ -96,8 +100,8 @@ fn a_large_patch_counts_its_lines_beside_the_commit_as_its_dry_run_does() {
     };
     let changed = hunks - same;
     let want = vec![
-        ("f.py".to_string(), changed, changed),
         ("g.txt".to_string(), 3, 0),
+        ("f.py".to_string(), changed, changed),
     ];
     assert_eq!(results(false), (want.clone(), true));
     assert_eq!(results(true), (want, false));
