@@ -431,7 +431,7 @@ fn pipeline(
 /// before they are made beside the commit. Below this the thread gains
 /// nothing measurable and costs memory: at 10,000 pieces (a file edited in
 /// 5,000 places) the count takes about a millisecond, and the thread's own
-/// allocations, beside the commit's, raised the peak by 0.4 MiB; at
+/// allocations, beside the commit's, raised the peak by 0.2 to 0.4 MiB; at
 /// 100,000 it took a twentieth of the apply. A patch of many files whose
 /// originals were let go keeps its results after the commit too.
 const RESULTS_BESIDE: usize = 1 << 15;
