@@ -218,8 +218,11 @@ fn brackets(text: &str) -> [i64; 3] {
     };
     let mut l: Lanes = [[0; LANES]; 6];
     let blocks = text.as_bytes().chunks_exact(LANES);
-    let rest = blocks.remainder();
-    for (b, block) in blocks.enumerate() {
+    // The bytes past the last whole block, in one more block padded with
+    // zeros (no bracket).
+    let mut last = [0u8; LANES];
+    last[..blocks.remainder().len()].copy_from_slice(blocks.remainder());
+    for (b, block) in blocks.chain([&last[..]]).enumerate() {
         // Each bracket written out: a loop over them kept the lanes in
         // memory and spread each bracket over a vector at every block.
         for (i, &c) in block.iter().enumerate() {
@@ -235,11 +238,6 @@ fn brackets(text: &str) -> [i64; 3] {
         }
     }
     drain(&mut l, &mut n);
-    for &c in rest {
-        n[0] += i64::from(c == b'(') - i64::from(c == b')');
-        n[1] += i64::from(c == b'[') - i64::from(c == b']');
-        n[2] += i64::from(c == b'{') - i64::from(c == b'}');
-    }
     n
 }
 

@@ -278,15 +278,10 @@ impl FileText<'_> {
         }
         let (mut by_number, counted) = self.count_expected(kind, &keys.numbers);
         keys.mark_pivots(&mut by_number);
-        let pivots = Pivots::of(&keys.numbers, &by_number);
         // Searches count only pivots (a block's own is its rarest line, so
         // a search that prefers pivots needs no other key's count): the
         // rest of the keys go.
-        let counts: Counts = (keys.numbers.into_iter())
-            .map(|(h, k)| (h, by_number[k as usize]))
-            .filter(|&(_, c)| c & PIVOT != 0)
-            .map(|(h, c)| (h, c & !PIVOT))
-            .collect();
+        let (pivots, counts) = Pivots::of(keys.numbers, &by_number);
         drop(by_number);
         let entries = pivot_lines(&pivots, counted, self.len());
         let _ = self.indexes.expected[kind as usize].set(Expected {
@@ -566,19 +561,20 @@ struct Pivots {
 
 impl Pivots {
     /// The pivots among `numbers` (hash to number), marked in `counts`
-    /// (by number).
-    fn of(numbers: &Numbers, counts: &[u32]) -> Pivots {
+    /// (by number), and each pivot's count by its hash.
+    fn of(numbers: Numbers, counts: &[u32]) -> (Pivots, Counts) {
         let mut bits = vec![0u64; counts.len().div_ceil(64)];
         let mut top = vec![0u32; counts.len()];
-        for (&h, &k) in numbers
-            .iter()
-            .filter(|(_, &k)| counts[k as usize] & PIVOT != 0)
-        {
-            let k = k as usize;
-            bits[k / 64] |= 1 << (k % 64);
-            top[k] = (h >> 32) as u32;
+        let mut kept = Counts::default();
+        for (h, k) in numbers {
+            let (k, c) = (k as usize, counts[k as usize]);
+            if c & PIVOT != 0 {
+                bits[k / 64] |= 1 << (k % 64);
+                top[k] = (h >> 32) as u32;
+                kept.insert(h, c & !PIVOT);
+            }
         }
-        Pivots { bits, top }
+        (Pivots { bits, top }, kept)
     }
 
     /// The top hash bits of key `k`, if it is a pivot.
