@@ -3,13 +3,13 @@
 //! at each [`Level`]. The index from a key to its lines is `index.rs`;
 //! `find.rs` does the matching.
 
-use std::borrow::Cow;
-use std::cell::OnceCell;
 use super::index::Indexes;
 use super::starts::Starts;
 use crate::ir::Level;
 use crate::newlines::{line_breaks, newlines};
 use crate::trim::trim;
+use std::borrow::Cow;
+use std::cell::{Cell, OnceCell};
 
 /// Lines `start..end` of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,12 +65,17 @@ impl<'a> FileText<'a> {
         let broken = text.ends_with('\n') || (lone_cr && text.ends_with('\r'));
         let end = (text.len() != first as usize && !broken).then_some(text.len() as u32);
         let lines = text.len() / 32 + 2;
-        // A lone `\r` needs a `\r` first: one search for it spares most
-        // files the two-byte search.
-        let cr = lone_cr && crate::bytes::find(b'\r', bytes).is_some();
-        let starts = if cr {
-            let ends = line_breaks(bytes)
-                .filter(|&i| bytes[i] == b'\n' || bytes.get(i + 1) != Some(&b'\n'));
+        // Where a lone `\r` breaks a line, the one pass that finds the
+        // breaks also tells whether the text holds a `\r` at all: a
+        // search for one first was a second pass over the whole text.
+        let cr = Cell::new(false);
+        let starts = if lone_cr {
+            let ends = line_breaks(bytes).filter(|&i| {
+                bytes[i] == b'\n' || {
+                    cr.set(true);
+                    bytes.get(i + 1) != Some(&b'\n')
+                }
+            });
             let all = ends.map(|i| i as u32 + 1);
             Starts::new(std::iter::once(first).chain(all).chain(end), lines)
         } else {
@@ -80,7 +85,7 @@ impl<'a> FileText<'a> {
         FileText {
             text,
             starts,
-            no_cr: lone_cr && !cr,
+            no_cr: lone_cr && !cr.get(),
             indexes: Indexes::default(),
             agree: Default::default(),
         }
@@ -94,7 +99,9 @@ impl<'a> FileText<'a> {
     /// normalising leaves as it is). Any other pair: `false`.
     pub fn keys_agree(&self, a: Key, b: Key) -> bool {
         match (a, b) {
-            (Key::Exact, Key::TrailingWhitespace) => *self.agree[0].get_or_init(|| self.ends_bare()),
+            (Key::Exact, Key::TrailingWhitespace) => {
+                *self.agree[0].get_or_init(|| self.ends_bare())
+            }
             (Key::Trimmed, Key::Normalized) => *self.agree[1].get_or_init(|| self.text.is_ascii()),
             _ => false,
         }
@@ -239,7 +246,6 @@ impl Key {
     }
 }
 
-
 /// Line `i` of `text`, whose lines start at `starts`, with its ending.
 fn raw_line<'a>(text: &'a str, starts: &Starts, i: usize) -> &'a str {
     &text[starts.get(i) as usize..starts.get(i + 1) as usize]
@@ -334,7 +340,6 @@ mod tests {
             prop_assert_eq!(file.ends_bare(), trimmed);
         }
     }
-
 
     #[test]
     fn lines_keep_their_endings() {
