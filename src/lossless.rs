@@ -61,6 +61,160 @@ fn decode_slow(bytes: &[u8]) -> String {
     out
 }
 
+/// [`decode`] of bytes that arrive in pieces, such as a large file as it
+/// is read: each piece is checked (UTF-8, no reserved lead byte) while it
+/// is still in the cache and added to the text, where a whole-file decode
+/// makes two more passes over memory once the read has left it. The first
+/// piece that is not plain text hands everything to [`decode`] at the end,
+/// so the text is always `decode` of all the bytes.
+pub struct Decoder {
+    /// The text of the pieces so far, while each was plain text.
+    text: String,
+    /// The start of a character the last piece ended inside (at most
+    /// three bytes).
+    held: Vec<u8>,
+    /// Every byte so far, once a piece was not plain text.
+    raw: Option<Vec<u8>>,
+}
+
+impl Decoder {
+    /// A decoder whose text starts with room for `size` bytes, or an
+    /// error where memory has none (not the abort of a failed allocation).
+    pub fn with_capacity(size: usize) -> std::io::Result<Decoder> {
+        let mut text = String::new();
+        text.try_reserve_exact(size).map_err(|_| no_memory(size))?;
+        Ok(Decoder {
+            text,
+            held: Vec::new(),
+            raw: None,
+        })
+    }
+
+    /// The next piece of the bytes.
+    pub fn push(&mut self, mut piece: &[u8]) {
+        if self.raw.is_none() && !self.held.is_empty() {
+            let want = char_len(self.held[0]);
+            let take = (want - self.held.len()).min(piece.len());
+            self.held.extend_from_slice(&piece[..take]);
+            piece = &piece[take..];
+            if self.held.len() < want {
+                return;
+            }
+            let held = std::mem::take(&mut self.held);
+            if !self.plain(&held, held.len()) {
+                self.keep_raw(&held);
+            }
+        }
+        if let Some(raw) = &mut self.raw {
+            raw.extend_from_slice(piece);
+            return;
+        }
+        let cut = whole_chars(piece);
+        if self.plain(piece, cut) {
+            self.held.extend_from_slice(&piece[cut..]);
+        } else {
+            self.keep_raw(piece);
+        }
+    }
+
+    /// Adds `piece[..cut]` to the text where it is plain text (UTF-8
+    /// without a reserved lead byte); whether it was.
+    fn plain(&mut self, piece: &[u8], cut: usize) -> bool {
+        let head = &piece[..cut];
+        match std::str::from_utf8(head) {
+            Ok(s) if crate::bytes::find(LEAD, head).is_none() => {
+                self.text.push_str(s);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// From here on every byte is kept as it came, `rest` first.
+    fn keep_raw(&mut self, rest: &[u8]) {
+        let mut raw = std::mem::take(&mut self.text).into_bytes();
+        raw.append(&mut self.held);
+        raw.extend_from_slice(rest);
+        self.raw = Some(raw);
+    }
+
+    /// The text all the pieces stand for: [`decode`] of their bytes.
+    pub fn finish(mut self) -> String {
+        if !self.held.is_empty() {
+            // The bytes ended inside a character.
+            let held = std::mem::take(&mut self.held);
+            self.keep_raw(&held);
+        }
+        match self.raw {
+            Some(raw) => decode(raw),
+            None => self.text,
+        }
+    }
+}
+
+/// How much each read brings in: well inside a core's cache, so the
+/// piece is checked there.
+const PIECE: usize = 1 << 18;
+
+/// A text of this many bytes or more is read a piece at a time
+/// ([`read`]); a smaller one is read whole and decoded.
+pub const PIECED: usize = 1 << 20;
+
+/// The text of all `reader` holds (about `size` bytes, to reserve). From
+/// [`PIECED`] bytes on it is read a piece at a time into one small buffer
+/// and each piece decoded (see [`Decoder`]) before the next is read.
+pub fn read(mut reader: impl std::io::Read, size: usize) -> std::io::Result<String> {
+    if size < PIECED {
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(size.saturating_add(1))
+            .map_err(|_| no_memory(size))?;
+        reader.read_to_end(&mut bytes)?;
+        return Ok(decode(bytes));
+    }
+    let mut text = Decoder::with_capacity(size.saturating_add(1))?;
+    let mut piece = vec![0; PIECE];
+    loop {
+        match reader.read(&mut piece) {
+            Ok(0) => break,
+            Ok(n) => text.push(&piece[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(text.finish())
+}
+
+/// An error for an allocation of `size` bytes that memory has no room
+/// for (not the abort of a failed allocation).
+fn no_memory(size: usize) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::OutOfMemory,
+        format!("no memory for {size} bytes"),
+    )
+}
+
+/// How many bytes the UTF-8 character that `lead` starts takes (1 for a
+/// byte that starts none; UTF-8 validation decides what it is).
+fn char_len(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    }
+}
+
+/// Where the last whole character of `bytes` ends: before a character
+/// the bytes end inside of, else at their end.
+fn whole_chars(bytes: &[u8]) -> usize {
+    let tail = bytes.len().saturating_sub(3);
+    match (tail..bytes.len()).rev().find(|&i| bytes[i] & 0xC0 != 0x80) {
+        Some(i) if i + char_len(bytes[i]) > bytes.len() => i,
+        _ => bytes.len(),
+    }
+}
+
 /// Unicode text that carries no bytes (a JSON string, a Python `str`) as
 /// the same text a file holding its UTF-8 bytes reads as: a character of
 /// the reserved block is escaped like any other file's, so it is written
@@ -134,6 +288,80 @@ mod tests {
             for b in 0..=255u8 {
                 round_trip(&[a, b, b'\n']);
             }
+        }
+    }
+
+    /// The bytes cut into pieces at every place (and at every pair of
+    /// places for short ones) decode as the whole does: characters cut
+    /// across pieces, cut at the end, invalid, reserved.
+    #[test]
+    fn pieces_decode_as_the_whole() {
+        let samples: [&[u8]; 8] = [
+            b"plain ascii\n",
+            "caf\u{e9} \u{1f600}\n\u{20ac}".as_bytes(),
+            b"latin-1 caf\xe9\r\n\xff\xfe\x00\x80",
+            "x\u{10ff80}y\u{10ffff}".as_bytes(),
+            b"\xf4\x8f\xbe\x80 \xf4\x8f \xf4",
+            b"ends inside \xe2\x82",
+            b"\xf0\x9f\x98",
+            b"",
+        ];
+        let pieces = |bytes: &[u8], cuts: &[usize]| {
+            let mut d = Decoder::with_capacity(bytes.len()).unwrap();
+            let mut at = 0;
+            for &c in cuts.iter().chain([&bytes.len()]) {
+                d.push(&bytes[at..c]);
+                at = c;
+            }
+            d.finish()
+        };
+        for bytes in samples {
+            let whole = decode(bytes.to_vec());
+            for a in 0..=bytes.len() {
+                assert_eq!(pieces(bytes, &[a]), whole, "{bytes:?} at {a}");
+                for b in a..=bytes.len() {
+                    assert_eq!(pieces(bytes, &[a, b]), whole, "{bytes:?} at {a}, {b}");
+                }
+            }
+            let ones: Vec<usize> = (0..=bytes.len()).collect();
+            assert_eq!(pieces(bytes, &ones), whole, "{bytes:?} byte by byte");
+        }
+    }
+
+    /// Text cut inside a character is still checked piece by piece: the
+    /// cut character is carried to the next piece, not a reason to keep
+    /// every byte for a decode at the end.
+    #[test]
+    fn plain_text_cut_inside_a_character_stays_plain() {
+        let text = "\u{e9}\u{20ac}\u{1f600}a";
+        for cut in 0..=text.len() {
+            let mut d = Decoder::with_capacity(0).unwrap();
+            d.push(&text.as_bytes()[..cut]);
+            d.push(&text.as_bytes()[cut..]);
+            assert!(d.raw.is_none(), "cut at {cut}");
+            assert_eq!(d.finish(), text);
+        }
+    }
+
+    proptest::proptest! {
+        /// Bytes of the kinds that make and break characters, cut into
+        /// pieces anywhere, decode as the whole does.
+        #[test]
+        fn any_bytes_in_any_pieces_decode_as_the_whole(
+            bytes in proptest::collection::vec(proptest::sample::select(vec![
+                b'a', b'\n', 0x80, 0x8f, 0xbe, 0xbf, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xf4, 0xff,
+            ]), 0..48),
+            mut cuts in proptest::collection::vec(0usize..48, 0..6),
+        ) {
+            cuts.iter_mut().for_each(|c| *c = (*c).min(bytes.len()));
+            cuts.sort_unstable();
+            let mut d = Decoder::with_capacity(0).unwrap();
+            let mut at = 0;
+            for &c in cuts.iter().chain([&bytes.len()]) {
+                d.push(&bytes[at..c]);
+                at = c;
+            }
+            proptest::prop_assert_eq!(d.finish(), decode(bytes.clone()));
         }
     }
 

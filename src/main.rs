@@ -228,7 +228,9 @@ fn usage_error(message: impl std::fmt::Display) -> i32 {
 }
 
 fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
-    let (name, bytes) = match path {
+    // Bytes that are not UTF-8 are carried along (see `lossless`): a
+    // patch may add a Latin-1 line to a Latin-1 file.
+    let (name, text) = match path {
         None => ("<stdin>".to_string(), read_stdin()?),
         Some(p) if p == Path::new("-") => ("<stdin>".to_string(), read_stdin()?),
         Some(p) => (
@@ -236,22 +238,22 @@ fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
             read_file(p).map_err(|e| format!("{}: {e}", p.display()))?,
         ),
     };
-    // Bytes that are not UTF-8 are carried along (see `lossless`): a
-    // patch may add a Latin-1 line to a Latin-1 file.
-    Ok((name, grammar_patch::lossless::decode(bytes)))
+    Ok((name, text))
 }
 
-/// A patch file.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    std::fs::read(path)
+/// A patch file as text, decoded as it is read.
+fn read_file(path: &Path) -> std::io::Result<String> {
+    let file = std::fs::File::open(path)?;
+    let size = file.metadata()?.len();
+    grammar_patch::lossless::read(file, usize::try_from(size).unwrap_or(usize::MAX))
 }
 
-fn read_stdin() -> Result<Vec<u8>, String> {
+fn read_stdin() -> Result<String, String> {
     let mut bytes = vec![];
     std::io::stdin()
         .read_to_end(&mut bytes)
         .map_err(|e| format!("<stdin>: {e}"))?;
-    Ok(bytes)
+    Ok(grammar_patch::lossless::decode(bytes))
 }
 
 fn main() -> std::process::ExitCode {

@@ -118,6 +118,10 @@ pub trait FileTree {
     /// size); anything but a regular file is refused without being opened
     /// for reading.
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>>;
+    /// [`FileTree::read`] as text: `lossless::decode` of the bytes.
+    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<String> {
+        self.read(path, limit).map(crate::lossless::decode)
+    }
     /// The names in a directory, sorted.
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;
     /// The target of the symbolic link at `path`.
@@ -349,12 +353,8 @@ impl FileTree for MemTree {
 
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
         match self.files.get(path.as_str()) {
-            Some((_, mode)) if is_link(*mode) => {
-                Err(refused(Refusal::Special))
-            }
-            Some((b, _)) if b.len() as u64 >= limit => {
-                Err(refused(Refusal::TooLarge))
-            }
+            Some((_, mode)) if is_link(*mode) => Err(refused(Refusal::Special)),
+            Some((b, _)) if b.len() as u64 >= limit => Err(refused(Refusal::TooLarge)),
             Some((b, _)) => Ok(b.clone()),
             None => Err(not_found(path)),
         }

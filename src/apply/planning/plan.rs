@@ -425,8 +425,9 @@ impl<'s> OpCx<'_, 's> {
                 .at(path.span, "too large to patch")
                 .path(rel.as_str())
         };
-        let bytes = match self.tree.read(rel, TOO_LARGE) {
-            Ok(b) => b,
+        // Bytes that are not UTF-8 are carried along (see `lossless`).
+        let text = match self.tree.read_text(rel, TOO_LARGE) {
+            Ok(t) => t,
             Err(e)
                 if crate::apply::writing::fs::refusal(&e)
                     == Some(crate::apply::writing::fs::Refusal::TooLarge) =>
@@ -435,8 +436,6 @@ impl<'s> OpCx<'_, 's> {
             }
             Err(e) => return self.io_error(path, e),
         };
-        // Bytes that are not UTF-8 are carried along (see `lossless`).
-        let text = crate::lossless::decode(bytes);
         if text.len() as u64 >= TOO_LARGE {
             return self.fail(too_large(rel));
         }

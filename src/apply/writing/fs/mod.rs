@@ -246,6 +246,33 @@ impl DiskTree {
         beneath::open(self.resolver, self.dir.as_fd(), path.as_str(), flags, mode)
     }
 
+    /// The regular file at `path`, read whole by `read` (bytes or text)
+    /// and stamped; anything else, or a file of `limit` bytes or more, is
+    /// refused unread.
+    fn read_with<T>(
+        &self,
+        path: &RelPath,
+        limit: u64,
+        read: impl FnOnce(&OwnedFd, usize) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+        let fd = self.open(path, flags, Mode::empty())?;
+        let st = rfs::fstat(&fd)?;
+        match rfs::FileType::from_raw_mode(st.st_mode) {
+            rfs::FileType::RegularFile => {}
+            rfs::FileType::Directory => return Err(refused(Refusal::Changed)),
+            _ => return Err(refused(Refusal::Special)),
+        }
+        if st.st_size as u64 >= limit {
+            return Err(refused(Refusal::TooLarge));
+        }
+        let read = read(&fd, st.st_size as usize)?;
+        self.stamps
+            .borrow_mut()
+            .insert(path.to_string(), Stamp::of(&st));
+        Ok(read)
+    }
+
     fn parent<'p>(&self, path: &'p RelPath) -> io::Result<(OwnedFd, &'p str)> {
         beneath::parent(self.resolver, self.dir.as_fd(), path.as_str())
     }
@@ -384,22 +411,11 @@ impl FileTree for DiskTree {
     }
 
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
-        let fd = self.open(path, flags, Mode::empty())?;
-        let st = rfs::fstat(&fd)?;
-        match rfs::FileType::from_raw_mode(st.st_mode) {
-            rfs::FileType::RegularFile => {}
-            rfs::FileType::Directory => return Err(refused(Refusal::Changed)),
-            _ => return Err(refused(Refusal::Special)),
-        }
-        if st.st_size as u64 >= limit {
-            return Err(refused(Refusal::TooLarge));
-        }
-        let bytes = read_sized(&fd, st.st_size as usize)?;
-        self.stamps
-            .borrow_mut()
-            .insert(path.to_string(), Stamp::of(&st));
-        Ok(bytes)
+        self.read_with(path, limit, |fd, size| read_sized(fd, size))
+    }
+
+    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<String> {
+        self.read_with(path, limit, |fd, size| read::read_text(fd, size))
     }
 
     fn stage(

@@ -67,6 +67,29 @@ fn a_large_file_reads_back_whole() {
     assert!(got == want);
 }
 
+/// A file large enough to be read as text a piece at a time reads as the
+/// decode of its bytes: characters across the pieces' ends, and a byte
+/// that is not UTF-8 after megabytes of plain text, at its start, or none.
+#[test]
+fn a_large_file_reads_as_the_text_its_bytes_decode_to() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = DiskTree::new(tmp.path()).unwrap();
+    // 17 bytes: the pieces (a power of two) end inside characters.
+    let line = "caf\u{e9} \u{20ac}\u{1f600} xy\n";
+    assert_eq!(line.len(), 17);
+    let plain = line.repeat((3 << 20) / line.len());
+    let mut late = plain.clone().into_bytes();
+    late.extend_from_slice(b"latin-1 \xe9\n");
+    late.extend_from_slice(plain.as_bytes());
+    let early = [b"\xff".as_slice(), plain.as_bytes()].concat();
+    for (name, bytes) in [("plain", plain.into_bytes()), ("late", late), ("early", early)] {
+        std::fs::write(tmp.path().join(name), &bytes).unwrap();
+        let got = tree.read_text(&RelPath::new(name).unwrap(), u64::MAX).unwrap();
+        assert!(bytes.len() >= crate::lossless::PIECED, "{name}");
+        assert!(got == crate::lossless::decode(bytes), "{name}");
+    }
+}
+
 /// A file of the reader's limit or more is refused, on disk and in
 /// memory alike; one byte under it is read.
 #[test]
