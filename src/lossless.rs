@@ -32,12 +32,35 @@ fn is_reserved(c: char) -> bool {
 /// Text standing for `bytes`: valid UTF-8 as it is (not copied), the rest
 /// escaped.
 pub fn decode(bytes: Vec<u8>) -> String {
+    decoded(bytes).text
+}
+
+/// Text decoded from bytes, and what the decoding learnt of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// The text (see [`decode`]).
+    pub text: String,
+    /// The bytes were UTF-8 without the reserved block's lead byte, so the
+    /// text holds no escapes ([`has_escapes`] is `false`) and its bytes
+    /// are its own: a writer need not search it again. `false` says
+    /// nothing either way.
+    pub plain: bool,
+}
+
+/// [`decode`], saying whether the text was found plain on the way.
+pub fn decoded(bytes: Vec<u8>) -> Decoded {
     if crate::bytes::find(LEAD, &bytes).is_some() {
-        return decode_slow(&bytes);
+        return Decoded {
+            text: decode_slow(&bytes),
+            plain: false,
+        };
     }
     match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => decode_slow(e.as_bytes()),
+        Ok(text) => Decoded { text, plain: true },
+        Err(e) => Decoded {
+            text: decode_slow(e.as_bytes()),
+            plain: false,
+        },
     }
 }
 
@@ -138,16 +161,19 @@ impl Decoder {
         self.raw = Some(raw);
     }
 
-    /// The text all the pieces stand for: [`decode`] of their bytes.
-    pub fn finish(mut self) -> String {
+    /// The text all the pieces stand for: [`decoded`] of their bytes.
+    pub fn finish(mut self) -> Decoded {
         if !self.held.is_empty() {
             // The bytes ended inside a character.
             let held = std::mem::take(&mut self.held);
             self.keep_raw(&held);
         }
         match self.raw {
-            Some(raw) => decode(raw),
-            None => self.text,
+            Some(raw) => decoded(raw),
+            None => Decoded {
+                text: self.text,
+                plain: true,
+            },
         }
     }
 }
@@ -163,14 +189,14 @@ pub const PIECED: usize = 1 << 20;
 /// The text of all `reader` holds (about `size` bytes, to reserve). From
 /// [`PIECED`] bytes on it is read a piece at a time into one small buffer
 /// and each piece decoded (see [`Decoder`]) before the next is read.
-pub fn read(mut reader: impl std::io::Read, size: usize) -> std::io::Result<String> {
+pub fn read(mut reader: impl std::io::Read, size: usize) -> std::io::Result<Decoded> {
     if size < PIECED {
         let mut bytes = Vec::new();
         bytes
             .try_reserve_exact(size.saturating_add(1))
             .map_err(|_| no_memory(size))?;
         reader.read_to_end(&mut bytes)?;
-        return Ok(decode(bytes));
+        return Ok(decoded(bytes));
     }
     let mut text = Decoder::with_capacity(size.saturating_add(1))?;
     let mut piece = vec![0; PIECE];
@@ -316,7 +342,7 @@ mod tests {
             d.finish()
         };
         for bytes in samples {
-            let whole = decode(bytes.to_vec());
+            let whole = decoded(bytes.to_vec());
             for a in 0..=bytes.len() {
                 assert_eq!(pieces(bytes, &[a]), whole, "{bytes:?} at {a}");
                 for b in a..=bytes.len() {
@@ -339,7 +365,13 @@ mod tests {
             d.push(&text.as_bytes()[..cut]);
             d.push(&text.as_bytes()[cut..]);
             assert!(d.raw.is_none(), "cut at {cut}");
-            assert_eq!(d.finish(), text);
+            assert_eq!(
+                d.finish(),
+                Decoded {
+                    text: text.to_string(),
+                    plain: true
+                }
+            );
         }
     }
 
@@ -361,7 +393,13 @@ mod tests {
                 d.push(&bytes[at..c]);
                 at = c;
             }
-            proptest::prop_assert_eq!(d.finish(), decode(bytes.clone()));
+            let whole = decoded(bytes.clone());
+            // Plain exactly where the bytes are UTF-8 without the lead
+            // byte, and then without escapes.
+            let utf8 = std::str::from_utf8(&bytes).is_ok();
+            proptest::prop_assert_eq!(whole.plain, utf8 && !bytes.contains(&LEAD));
+            proptest::prop_assert!(!whole.plain || !has_escapes(&whole.text));
+            proptest::prop_assert_eq!(d.finish(), whole);
         }
     }
 

@@ -245,7 +245,8 @@ fn read_patch(path: Option<&Path>) -> Result<(String, String), String> {
 fn read_file(path: &Path) -> std::io::Result<String> {
     let file = std::fs::File::open(path)?;
     let size = file.metadata()?.len();
-    grammar_patch::lossless::read(file, usize::try_from(size).unwrap_or(usize::MAX))
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
+    Ok(grammar_patch::lossless::read(file, size)?.text)
 }
 
 fn read_stdin() -> Result<String, String> {

@@ -180,6 +180,16 @@ impl<'p> Output<'p> {
         }
     }
 
+    /// This output, told whether its original was found plain when it was
+    /// read (`lossless::Decoded::plain`): a plain one is not searched for
+    /// escapes again when it is written, a pass over the whole file.
+    pub fn known_plain(self, plain: bool) -> Self {
+        if plain {
+            let _ = self.escapes.set(false);
+        }
+        self
+    }
+
     /// `pieces` built over `base`, which replaces `original` (kept for
     /// the rollback and to tell whether anything changed).
     pub fn over(original: String, base: String, pieces: Pieces<'p>) -> Self {

@@ -118,9 +118,9 @@ pub trait FileTree {
     /// size); anything but a regular file is refused without being opened
     /// for reading.
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>>;
-    /// [`FileTree::read`] as text: `lossless::decode` of the bytes.
-    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<String> {
-        self.read(path, limit).map(crate::lossless::decode)
+    /// [`FileTree::read`] as text: `lossless::decoded` of the bytes.
+    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<crate::lossless::Decoded> {
+        self.read(path, limit).map(crate::lossless::decoded)
     }
     /// The names in a directory, sorted.
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;

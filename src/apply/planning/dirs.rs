@@ -3,8 +3,8 @@
 //! project prefix. They are operations of the shared model of their own
 //! because no edit describes them: a directory has no text to locate in.
 
-use crate::apply::output::{Builder, Output};
 use super::plan::{mode_of, Change, OpCx, Step, TreeFile};
+use crate::apply::output::{Builder, Output};
 use crate::apply::tree::Entry;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{FileOp, PathRef};
@@ -31,7 +31,9 @@ impl OpCx<'_, '_> {
                 Diagnostic::new(Code::DuplicateFilePatch, message)
                     .at(op.path.span, "moved here, after earlier blocks made it")
                     .path(rel.as_str())
-                    .hint(format!("make what goes in it under `{to}` in the first place")),
+                    .hint(format!(
+                        "make what goes in it under `{to}` in the first place"
+                    )),
             );
         }
         let to_entry = self.entry(to_ref, &to)?;
@@ -83,13 +85,13 @@ impl OpCx<'_, '_> {
             });
         }
         let original = self.read_text(&op.path, &rel, entry)?;
-        let mut b = Builder::new(&original);
-        b.push_original(0, original.len());
+        let mut b = Builder::new(&original.text);
+        b.push_original(0, original.text.len());
         let pieces = b.finish();
         Ok(Change::Move {
             from: rel,
             to,
-            output: Output::new(original, pieces),
+            output: Output::new(original.text, pieces).known_plain(original.plain),
             mode: mode_of(entry),
         })
     }
@@ -119,7 +121,7 @@ impl OpCx<'_, '_> {
                 })
             }
             _ => {
-                let original = self.read_text(&op.path, &rel, entry)?;
+                let original = self.read_text(&op.path, &rel, entry)?.text;
                 Ok(Change::Delete {
                     path: rel,
                     original,
@@ -190,7 +192,7 @@ impl OpCx<'_, '_> {
                 match self.entry(path, &child)? {
                     Entry::Dir => stack.push((child, false)),
                     e @ Entry::File { mode } => {
-                        let text = self.read_text(path, &child, e)?;
+                        let text = self.read_text(path, &child, e)?.text;
                         files.push((child, text, mode));
                     }
                     // Reports what cannot be moved or removed.

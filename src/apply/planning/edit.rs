@@ -13,16 +13,18 @@ use crate::apply::matching::text::FileText;
 use crate::apply::output::{Builder, Output, Pieces};
 use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, FileOp, NewText};
+use crate::lossless::Decoded;
 use crate::paths::RelPath;
 
 /// The text a file's edits apply to.
 pub enum Source<'p> {
-    /// The file's own text.
-    File(String),
+    /// The file's own text, as read.
+    File(Decoded),
     /// A new file's content; there is no file.
     New(&'p NewText<'p>),
-    /// The file's text (kept for the rollback), replaced by this content.
-    Over(String, &'p NewText<'p>),
+    /// The file's text as read (kept for the rollback), replaced by this
+    /// content.
+    Over(Decoded, &'p NewText<'p>),
 }
 
 impl<'s> OpCx<'_, 's> {
@@ -42,13 +44,15 @@ impl<'s> OpCx<'_, 's> {
             eol: op.eol,
             finish: self.policy.finish,
         };
-        let (original, base) = match source {
-            Source::File(text) => (text, None),
+        // Whether the original was found plain when read, which spares
+        // its writing a search for escapes.
+        let (original, plain, base) = match source {
+            Source::File(read) => (read.text, read.plain, None),
             Source::New(content) if edits.is_empty() => return Ok(render_new(content, op)),
-            Source::New(content) => (String::new(), Some(join(content, op, "", false))),
-            Source::Over(text, content) => {
-                let base = join(content, op, &text, self.policy.lone_cr_breaks);
-                (text, Some(base))
+            Source::New(content) => (String::new(), true, Some(join(content, op, "", false))),
+            Source::Over(read, content) => {
+                let base = join(content, op, &read.text, self.policy.lone_cr_breaks);
+                (read.text, read.plain, Some(base))
             }
         };
         let text = base.as_deref().unwrap_or(&original);
@@ -66,7 +70,7 @@ impl<'s> OpCx<'_, 's> {
             let mut whole = Builder::new(&new);
             whole.push_original(0, new.len());
             let pieces = whole.finish();
-            return Ok(Output::over(original, new, pieces));
+            return Ok(Output::over(original, new, pieces).known_plain(plain));
         }
         // A large original's brackets are counted on another core while
         // the edits are placed: the count is needed only at the end, and
@@ -101,7 +105,8 @@ impl<'s> OpCx<'_, 's> {
         let output = match base {
             Some(base) => Output::over(original, base, pieces),
             None => Output::new(original, pieces),
-        };
+        }
+        .known_plain(plain);
         if self.policy.finish.bracket_check && !output.is_unchanged() && output.base_is_original() {
             self.brackets(rel, &output, before);
         }

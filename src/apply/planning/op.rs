@@ -4,9 +4,9 @@
 //! `links.rs`'s.
 
 use super::edit::Source;
-use crate::apply::output::{Builder, Output};
 use super::plan::{mode_of, Change, OpCx, Step};
 use crate::apply::matching::text::FileText;
+use crate::apply::output::{Builder, Output};
 use crate::apply::tree::Entry;
 use crate::error::{Code, Diagnostic};
 use crate::ir::{Edit, FileOp, GitMode, Line, NewText, PathRef};
@@ -47,7 +47,7 @@ impl<'s> OpCx<'_, 's> {
         let source = match current {
             None => Source::New(content),
             Some(current) if overwrite => {
-                if edits.is_empty() && skip && same_lines(&current, content.lines) {
+                if edits.is_empty() && skip && same_lines(&current.text, content.lines) {
                     self.done_already(op, &rel, "the file already has this content");
                     return Ok(Change::Unchanged { path: rel });
                 }
@@ -55,9 +55,9 @@ impl<'s> OpCx<'_, 's> {
             }
             Some(current) => {
                 let same = if skip {
-                    same_lines(&current, content.lines)
+                    same_lines(&current.text, content.lines)
                 } else {
-                    render_new(content, op).equals(&current)
+                    render_new(content, op).equals(&current.text)
                 };
                 if !same {
                     let hint = self.policy.advice.update;
@@ -122,7 +122,7 @@ impl<'s> OpCx<'_, 's> {
         let Some(edits) = expect else {
             return Ok(Change::Delete {
                 path: rel,
-                original,
+                original: original.text,
                 mode,
             });
         };

@@ -7,6 +7,7 @@
 //! operations are in `op.rs` (files) and `dirs.rs` (ap's directories),
 //! the edits of one file in `edit.rs`.
 
+use crate::lossless::Decoded;
 use std::path::Path;
 
 use super::repeated::Touched;
@@ -374,8 +375,10 @@ impl<'s> OpCx<'_, 's> {
         })
     }
 
-    /// Reads a regular file as text (bytes that are not UTF-8 carried along).
-    pub fn read_text(&mut self, path: &PathRef, rel: &RelPath, entry: Entry) -> Step<String> {
+    /// Reads a regular file as text (bytes that are not UTF-8 carried
+    /// along), with whether it was found plain (`lossless::Decoded`); the
+    /// text an earlier block left is not known to be.
+    pub fn read_text(&mut self, path: &PathRef, rel: &RelPath, entry: Entry) -> Step<Decoded> {
         match entry {
             Entry::File { .. } => {}
             Entry::Missing => {
@@ -418,7 +421,7 @@ impl<'s> OpCx<'_, 's> {
             }
         }
         if let Some(text) = self.touched_text(rel) {
-            return Ok(text);
+            return Ok(Decoded { text, plain: false });
         }
         let too_large = |rel: &RelPath| {
             Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is 4 GiB or larger"))
@@ -436,7 +439,7 @@ impl<'s> OpCx<'_, 's> {
             }
             Err(e) => return self.io_error(path, e),
         };
-        if text.len() as u64 >= TOO_LARGE {
+        if text.text.len() as u64 >= TOO_LARGE {
             return self.fail(too_large(rel));
         }
         Ok(text)

@@ -414,7 +414,7 @@ impl FileTree for DiskTree {
         self.read_with(path, limit, |fd, size| read_sized(fd, size))
     }
 
-    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<String> {
+    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<crate::lossless::Decoded> {
         self.read_with(path, limit, |fd, size| read::read_text(fd, size))
     }
 

@@ -9,6 +9,8 @@
 //! patch's, where the kernel compacts memory to find them.
 
 use std::io;
+
+use crate::lossless::Decoded;
 use std::os::fd::AsFd;
 
 /// The whole of an open file whose size is known (`size`, from `fstat`):
@@ -43,10 +45,10 @@ pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
 /// (`lossless::read`): decoding it after reading it whole made two more
 /// passes over a file that no longer fitted there (UTF-8 validation, and
 /// a search for escapes), about a twentieth of a 2,000,000-line apply.
-pub fn read_text(fd: impl AsFd, size: usize) -> io::Result<String> {
+pub fn read_text(fd: impl AsFd, size: usize) -> io::Result<Decoded> {
     if size < crate::lossless::PIECED {
         // Read whole: fewer system calls, and the cache still holds it.
-        return Ok(crate::lossless::decode(read_sized(fd, size)?));
+        return Ok(crate::lossless::decoded(read_sized(fd, size)?));
     }
     crate::lossless::read(Reader(fd), size)
 }
