@@ -69,19 +69,40 @@ pub mod openai;
 pub mod report;
 pub mod summary;
 
-/// Modules the crate's own tests, fuzzers and attacks reach into: public
-/// (and hidden from the docs) only with the `internals` feature, which
-/// nothing but those turns on. No part of the API.
-macro_rules! internal {
-    ($($name:ident),*) => {$(
-        #[cfg(feature = "internals")]
-        #[doc(hidden)]
-        pub mod $name;
-        #[cfg(not(feature = "internals"))]
-        mod $name;
-    )*};
-}
-internal!(apply, formats, ir, paths, payload, unwrap);
+// Modules the crate's own tests, fuzzers and attacks reach into: public
+// (and hidden from the docs) only with the `internals` feature, which
+// nothing but those turns on. No part of the API. Each is declared twice,
+// not through a macro, so that `cargo fmt` reaches their files.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod apply;
+#[cfg(not(feature = "internals"))]
+mod apply;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod formats;
+#[cfg(not(feature = "internals"))]
+mod formats;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod ir;
+#[cfg(not(feature = "internals"))]
+mod ir;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod paths;
+#[cfg(not(feature = "internals"))]
+mod paths;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod payload;
+#[cfg(not(feature = "internals"))]
+mod payload;
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod unwrap;
+#[cfg(not(feature = "internals"))]
+mod unwrap;
 
 mod bytes;
 mod caller;

@@ -110,7 +110,9 @@ mod tests {
         assert!(err(r#"{"format": "udiff"}"#).contains("no `patch`"));
         assert!(err(r#"{"patch": 3}"#).contains("must be a string"));
         assert!(err(r#"{"patch": "x", "dry_run": "yes"}"#).contains("true or false"));
-        assert!(err(r#"{"patch": "x", "tolerant": 1}"#).contains("`tolerant` must be true or false"));
+        assert!(
+            err(r#"{"patch": "x", "tolerant": 1}"#).contains("`tolerant` must be true or false")
+        );
         assert!(err("{patch: x}").contains("does not parse"));
         assert_eq!(tool_call("[1]"), None);
     }

@@ -26,17 +26,17 @@ pub mod tree;
 #[doc(hidden)]
 pub mod writing;
 
+pub(crate) use matching::beside;
+#[cfg(any(test, feature = "internals"))]
+pub use planning::plan::plan;
+#[doc(hidden)]
+pub use planning::plan::{plan_with, Change, Originals, Plan, LINK_MODE};
+#[cfg(feature = "internals")]
+pub use tree::{Entry, Ident, Logged, RootId};
+pub use tree::{FileTree, MemTree};
 #[doc(hidden)]
 pub use writing::commit::commit;
-pub(crate) use matching::beside;
 pub use writing::fs::DiskTree;
 #[cfg(feature = "internals")]
 pub use writing::fs::Lock;
-#[doc(hidden)]
-pub use planning::plan::{plan_with, Change, Originals, Plan, LINK_MODE};
-#[cfg(any(test, feature = "internals"))]
-pub use planning::plan::plan;
 pub use writing::root::{open_root, open_root_until, recover, DEFAULT_WAIT};
-pub use tree::{FileTree, MemTree};
-#[cfg(feature = "internals")]
-pub use tree::{Entry, Ident, Logged, RootId};

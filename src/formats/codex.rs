@@ -148,7 +148,9 @@ pub fn parse<'t>(
 /// when it does not parse (for checking the Lark export against pest).
 #[cfg(feature = "internals")]
 pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
-    CodexParser::parse(Rule::patch, text).ok().map(super::rule_names)
+    CodexParser::parse(Rule::patch, text)
+        .ok()
+        .map(super::rule_names)
 }
 
 /// The Codex lowering: the shared one, with nothing of its own.

@@ -8,7 +8,7 @@
 use crate::anthropic::{Command, Kind, Rendered};
 use crate::error::Diagnostic;
 use crate::ir::{
-    Action, Advice, Edit, FileOp, Hint, Levels, Line, Locator, NewText, PathRef, Patch, Policy,
+    Action, Advice, Edit, FileOp, Hint, Levels, Line, Locator, NewText, Patch, PathRef, Policy,
     Uniqueness,
 };
 
@@ -70,7 +70,12 @@ pub fn lower<'t>(
                 let span = if at.new.is_empty() { at.header } else { at.new };
                 let edit = Edit {
                     new_no_eol,
-                    ..Edit::replace(&[], lower.keep_new(&mut added), locator(Hint::AfterLine(line)), span)
+                    ..Edit::replace(
+                        &[],
+                        lower.keep_new(&mut added),
+                        locator(Hint::AfterLine(line)),
+                        span,
+                    )
                 };
                 modify(edit)
             }

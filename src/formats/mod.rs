@@ -22,10 +22,10 @@ mod grammars;
 pub(crate) mod lowering;
 mod registry;
 mod repopatch;
-mod searchreplace;
-mod udiff;
 mod reverse;
+mod searchreplace;
 mod strip;
+mod udiff;
 
 /// A patch format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +165,6 @@ pub fn detect(text: &str) -> Option<Format> {
     by_line.or_else(|| searchreplace::holds_blocks(text).then_some(Format::Searchreplace))
 }
 
-
 /// Parses `text[body]` in `format`. Spans in the result are offsets into `text`.
 /// Returns the patch with its warnings, or every error found.
 /// `store` keeps the line texts lowering makes (a binary literal's
@@ -248,7 +247,9 @@ pub fn ap_line_terminals(text: &str) -> Vec<Option<&'static str>> {
 
 /// The names of the rules in a parse tree.
 #[cfg(feature = "internals")]
-pub(crate) fn rule_names<R: RuleType>(pairs: pest::iterators::Pairs<'_, R>) -> std::collections::BTreeSet<String> {
+pub(crate) fn rule_names<R: RuleType>(
+    pairs: pest::iterators::Pairs<'_, R>,
+) -> std::collections::BTreeSet<String> {
     pairs
         .flatten()
         .map(|p| format!("{:?}", p.as_rule()))

@@ -35,7 +35,9 @@ pub fn reverse<'t>(
                 )
                 .at(op.span, "this operation has no inverse the patch states")
                 .path(&op.path.text)
-                .hint("apply the patch forward, or reverse it by hand: write the edit that undoes it"),
+                .hint(
+                    "apply the patch forward, or reverse it by hand: write the edit that undoes it",
+                ),
             );
         }
     }
@@ -54,7 +56,9 @@ fn reverse_op<'t>(
     text: &'t str,
     store: &'t bumpalo::Bump,
 ) -> Result<(), &'static str> {
-    if op.mode == Some(crate::ir::GitMode::Symlink) || matches!(op.old_mode, Some((crate::ir::GitMode::Symlink, _))) {
+    if op.mode == Some(crate::ir::GitMode::Symlink)
+        || matches!(op.old_mode, Some((crate::ir::GitMode::Symlink, _)))
+    {
         return Err("a symbolic link's change is not reversed");
     }
     if op.eol.is_some() {
@@ -73,7 +77,9 @@ fn reverse_op<'t>(
             }
         }
         Action::Add { .. } => return Err("a file created over another, or created then edited"),
-        Action::Delete { expect: Some(edits) } => {
+        Action::Delete {
+            expect: Some(edits),
+        } => {
             let [edit] = &edits[..] else {
                 return Err("the deletion states its content in pieces");
             };
@@ -119,7 +125,11 @@ fn reverse_op<'t>(
 
 /// The edit that deletes a file holding exactly `content` (its lines
 /// without a `\r` the patch shows, as old lines are read).
-fn whole_file<'t>(content: NewText<'t>, span: crate::ir::Span, store: &'t bumpalo::Bump) -> Edit<'t> {
+fn whole_file<'t>(
+    content: NewText<'t>,
+    span: crate::ir::Span,
+    store: &'t bumpalo::Bump,
+) -> Edit<'t> {
     let lines = store.alloc_slice_fill_iter(
         content
             .lines

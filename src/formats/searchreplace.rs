@@ -114,7 +114,8 @@ pub fn parse<'t>(
             block: "SEARCH text",
             disambiguate: "add lines copied from the file above or below the SEARCH text \
                            until it occurs only once",
-            create: "create it with an empty SEARCH section and its whole text as the REPLACE section",
+            create:
+                "create it with an empty SEARCH section and its whole text as the REPLACE section",
             update: "the file exists: copy the lines to change into the SEARCH section \
                      instead of leaving it empty",
             ..Advice::default()
@@ -163,7 +164,10 @@ impl<'t> Lower<'t> {
                 Code::ToleratedFormatSlip,
                 format!("`{}` read as `{canonical}`", pair.as_str().trim()),
             )
-            .at(span, "a marker with other than 7 characters, or blanks around it")
+            .at(
+                span,
+                "a marker with other than 7 characters, or blanks around it",
+            )
             .hint(format!("write `{canonical}` alone on its line")),
         );
     }
@@ -193,9 +197,15 @@ impl<'t> Lower<'t> {
         }
         let Some(path) = self.own.path.clone() else {
             self.diags.push(
-                Diagnostic::new(Code::MissingFileHeader, "a block without a file's path before it")
-                    .at(Span::line_at(self.text, span.start), "which file does this block edit?")
-                    .hint("write the file's path alone on the line before `<<<<<<< SEARCH`"),
+                Diagnostic::new(
+                    Code::MissingFileHeader,
+                    "a block without a file's path before it",
+                )
+                .at(
+                    Span::line_at(self.text, span.start),
+                    "which file does this block edit?",
+                )
+                .hint("write the file's path alone on the line before `<<<<<<< SEARCH`"),
             );
             return;
         };

@@ -10,7 +10,12 @@ use crate::ir::{Action, Patch, PathRef};
 
 /// Takes `n` leading components off each path of `patch`; a path with no
 /// more than that many is refused.
-pub fn strip(patch: &mut Patch, text: &str, format: Format, n: usize) -> Result<(), Vec<Diagnostic>> {
+pub fn strip(
+    patch: &mut Patch,
+    text: &str,
+    format: Format,
+    n: usize,
+) -> Result<(), Vec<Diagnostic>> {
     let mut errors = vec![];
     for op in &mut patch.files {
         let mut paths = vec![&mut op.path];
@@ -43,13 +48,19 @@ pub fn strip(patch: &mut Patch, text: &str, format: Format, n: usize) -> Result<
 /// path then starts right after a `/` in the patch, or it was read from a
 /// `diff --git` line, whose sides always carry one.
 fn prefix_taken(path: &PathRef, text: &str) -> bool {
-    let before = path.span.start.checked_sub(1).and_then(|i| text.as_bytes().get(i));
+    let before = path
+        .span
+        .start
+        .checked_sub(1)
+        .and_then(|i| text.as_bytes().get(i));
     before == Some(&b'/') || text[path.span.range()].starts_with("diff --git")
 }
 
 /// A prefixed udiff path with its prefix, as the patch writes it.
 fn as_written(path: &PathRef, text: &str) -> String {
-    let line_start = text[..path.span.start].rfind([' ', '\t', '"', '\n']).map_or(0, |i| i + 1);
+    let line_start = text[..path.span.start]
+        .rfind([' ', '\t', '"', '\n'])
+        .map_or(0, |i| i + 1);
     text[line_start..path.span.end].to_string()
 }
 
@@ -60,16 +71,18 @@ fn strip_path(path: &mut PathRef, taken: usize, n: usize, written: &str) -> Opti
     }
     let parts: Vec<&str> = path.text.split('/').filter(|c| !c.is_empty()).collect();
     if parts.len() <= taken {
-        return Some(Diagnostic::new(
-            Code::FileNotFound,
-            format!("`-p {n}` takes off every component of `{written}`"),
-        )
-        .at(path.span, "too few directories to strip")
-        .path(&path.text)
-        .hint(format!(
-            "give a smaller -p: `{written}` has {} component(s)",
-            parts.len() + n - taken
-        )));
+        return Some(
+            Diagnostic::new(
+                Code::FileNotFound,
+                format!("`-p {n}` takes off every component of `{written}`"),
+            )
+            .at(path.span, "too few directories to strip")
+            .path(&path.text)
+            .hint(format!(
+                "give a smaller -p: `{written}` has {} component(s)",
+                parts.len() + n - taken
+            )),
+        );
     }
     path.text = parts[taken..].join("/");
     None

@@ -211,7 +211,13 @@ impl Locating<'_, '_> {
 
     /// Where the block is sought after the anchor at `hit`: after it, or
     /// from its start when the two share lines.
-    pub(super) fn after_anchor(&self, edit: &Edit, anchor: &[Line], hit: Region, level: Level) -> usize {
+    pub(super) fn after_anchor(
+        &self,
+        edit: &Edit,
+        anchor: &[Line],
+        hit: Region,
+        level: Level,
+    ) -> usize {
         if self.shares_lines(edit, anchor, level) {
             hit.start
         } else {

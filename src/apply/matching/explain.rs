@@ -162,7 +162,9 @@ impl Locating<'_, '_> {
             Some(old) => d.target(self.target(old, "the old text occurs here too".into())),
             None => d,
         };
-        d.hint(format!("if the patch was applied before, there is nothing to do; {fix}"))
+        d.hint(format!(
+            "if the patch was applied before, there is nothing to do; {fix}"
+        ))
     }
 
     /// The span of a part's lines when they lie outside the edit's own

@@ -586,8 +586,8 @@ impl Locating<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::text::hash_key;
+    use super::*;
     use crate::ir::{Levels, Locator, NewLine, Uniqueness};
 
     /// A udiff-like hunk of lines `at..at + 3`, numbered `hint`, keeping
@@ -596,7 +596,12 @@ mod tests {
         let mut locator = Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER);
         locator.hint = Some(Hint::Near(hint as u32));
         let keep = &[NewLine::Keep(0, 1), NewLine::Keep(2, 1)];
-        Edit::replace(Line::unplaced(&lines[at..at + 3]), keep, locator, Span::default())
+        Edit::replace(
+            Line::unplaced(&lines[at..at + 3]),
+            keep,
+            locator,
+            Span::default(),
+        )
     }
 
     /// Hunks placed by line numbers that all missed, and one whose text
@@ -605,14 +610,27 @@ mod tests {
     /// with one pass a kind, and no kind is indexed whole.
     #[test]
     fn missed_line_hints_and_an_explained_miss_index_no_kind_whole() {
-        let text: String = (0..3000).map(|i| format!("    row {i} of {}\n", i % 17)).collect();
+        let text: String = (0..3000)
+            .map(|i| format!("    row {i} of {}\n", i % 17))
+            .collect();
         let lines: Vec<&str> = text.lines().collect();
         let hunk = |at: usize, hint: usize| hinted(&lines, at, hint);
         let mut edits: Vec<Edit> = (0..40).map(|k| hunk(k * 70, k * 70 + 5)).collect();
-        let typo = Line::unplaced(&["    row 2950 of 9", "    row 2951 of 10 (not so)", "    row 2952 of 11"]);
-        edits.push(Edit { old: typo, ..hunk(2950, 2950) });
+        let typo = Line::unplaced(&[
+            "    row 2950 of 9",
+            "    row 2951 of 10 (not so)",
+            "    row 2952 of 11",
+        ]);
+        edits.push(Edit {
+            old: typo,
+            ..hunk(2950, 2950)
+        });
         let file = FileText::new(&text);
-        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), TargetText::default());
+        let (rel, policy, target) = (
+            RelPath::new("f").unwrap(),
+            Policy::default(),
+            TargetText::default(),
+        );
         let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
         loc.locate_all(&edits);
         let placed: Vec<usize> = loc.placed.iter().map(|p| p.at().start).collect();
@@ -620,10 +638,25 @@ mod tests {
         assert_eq!(loc.errors.len(), 1);
         let d = &loc.errors[0];
         assert_eq!(d.code, Code::ContextNotFound);
-        assert!(d.hint.as_deref().unwrap().contains("re-read lines 2951-2953"), "{:?}", d.hint);
-        for kind in [Key::Exact, Key::TrailingWhitespace, Key::Trimmed, Key::Normalized] {
+        assert!(
+            d.hint
+                .as_deref()
+                .unwrap()
+                .contains("re-read lines 2951-2953"),
+            "{:?}",
+            d.hint
+        );
+        for kind in [
+            Key::Exact,
+            Key::TrailingWhitespace,
+            Key::Trimmed,
+            Key::Normalized,
+        ] {
             let (passes, whole) = file.beyond_pivots(kind);
-            assert!(passes <= 1 && !whole, "{kind:?}: {passes} passes, whole {whole}");
+            assert!(
+                passes <= 1 && !whole,
+                "{kind:?}: {passes} passes, whole {whole}"
+            );
         }
     }
 
@@ -642,14 +675,17 @@ mod tests {
             .map(|k| hunk(k * 70, if k == 20 { k * 70 + 7 } else { k * 70 }))
             .collect();
         let file = FileText::new(&text);
-        let (rel, policy, target) = (RelPath::new("f").unwrap(), Policy::default(), TargetText::default());
+        let (rel, policy, target) = (
+            RelPath::new("f").unwrap(),
+            Policy::default(),
+            TargetText::default(),
+        );
         let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
         loc.locate_all(&edits);
         assert!(loc.errors.is_empty());
         assert_eq!(loc.placed.len(), 40);
-        let told = |k: usize| {
-            (k * 70..k * 70 + 3).any(|i| file.is_pivot(hash_key(lines[i]), Key::Exact))
-        };
+        let told =
+            |k: usize| (k * 70..k * 70 + 3).any(|i| file.is_pivot(hash_key(lines[i]), Key::Exact));
         assert!(told(20));
         let others: Vec<usize> = (0..40).filter(|&k| k != 20 && told(k)).collect();
         assert_eq!(others, Vec::<usize>::new());
@@ -678,7 +714,12 @@ mod tests {
             let file = FileText::new(text);
             let old = Line::unplaced(block);
             let keep = [NewLine::Keep(0, block.len() as u32)];
-            let edits = [Edit::replace(old, &keep, Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER), Span::default())];
+            let edits = [Edit::replace(
+                old,
+                &keep,
+                Locator::plain(Uniqueness::UniqueInFile, Levels::LADDER),
+                Span::default(),
+            )];
             let target = TargetText::default();
             let mut loc = Locating::new(&file, &edits, "", &rel, &policy, &target);
             loc.locate_all(&edits);
@@ -688,20 +729,38 @@ mod tests {
         };
         let bare: String = (0..50).map(|i| format!("  line {i}\n")).collect();
         // Absent: trailing whitespace is exact here, normalised is trimmed.
-        assert_eq!(locate(&bare, &["  line 3", "  nowhere"]), (None, 1, [false, false]));
+        assert_eq!(
+            locate(&bare, &["  line 3", "  nowhere"]),
+            (None, 1, [false, false])
+        );
         // A block line ending in a space: that level is sought, and finds it.
-        assert_eq!(locate(&bare, &["  line 3 ", "  line 4"]), (Some(3), 0, [true, false]));
+        assert_eq!(
+            locate(&bare, &["  line 3 ", "  line 4"]),
+            (Some(3), 0, [true, false])
+        );
         // Indented otherwise: found trimmed, trailing whitespace passed over.
-        assert_eq!(locate(&bare, &["line 3", "line 4"]), (Some(3), 0, [false, false]));
+        assert_eq!(
+            locate(&bare, &["line 3", "line 4"]),
+            (Some(3), 0, [false, false])
+        );
         // A file line ending in a tab, far from the block: sought again.
         let tabbed = bare.replace("line 40\n", "line 40\t\n");
         assert_eq!(locate(&tabbed, &["  line 3", "  nowhere"]).2, [true, false]);
         // A file that is not ASCII: normalised keys are counted, and find
         // a dash the block writes plainly.
         let dashed = bare.replace("line 7\n", "line 7 \u{2014} x\n");
-        assert_eq!(locate(&dashed, &["  line 7 - x", "  line 8"]), (Some(7), 0, [false, true]));
-        assert_eq!(locate(&dashed, &["  line 3", "  nowhere"]), (None, 1, [false, true]));
+        assert_eq!(
+            locate(&dashed, &["  line 7 - x", "  line 8"]),
+            (Some(7), 0, [false, true])
+        );
+        assert_eq!(
+            locate(&dashed, &["  line 3", "  nowhere"]),
+            (None, 1, [false, true])
+        );
         // A block that is not ASCII, in an ASCII file: counted too.
-        assert_eq!(locate(&bare, &["  line 3 \u{2014}", "  nowhere"]).2, [false, true]);
+        assert_eq!(
+            locate(&bare, &["  line 3 \u{2014}", "  nowhere"]).2,
+            [false, true]
+        );
     }
 }

@@ -98,9 +98,8 @@ impl Locating<'_, '_> {
         // Content at column 0 is content written flat. A line of it written
         // exactly as an indented line of the snippet shows the content keeps
         // the file's indentation: its lines at column 0 are meant there.
-        let kept_indented = |l: &crate::ir::Line| {
-            indent(l.text) != 0 && edit.old.iter().any(|o| o.text == l.text)
-        };
+        let kept_indented =
+            |l: &crate::ir::Line| indent(l.text) != 0 && edit.old.iter().any(|o| o.text == l.text);
         if content.iter().any(kept_indented) {
             return None;
         }
@@ -130,8 +129,7 @@ impl Locating<'_, '_> {
         let edit = &edits[i];
         match edit.place {
             Place::Replace => {
-                if self.policy.skip_applied && !edit.new.is_empty() && self.reads_as(region, edit)
-                {
+                if self.policy.skip_applied && !edit.new.is_empty() && self.reads_as(region, edit) {
                     self.done_already(edit, region.end, "the target already reads as the content");
                     return Ok(None);
                 }
@@ -180,7 +178,12 @@ impl Locating<'_, '_> {
         // file ends with it.
         if region.is_empty() && self.precedes(edits, region.start, &content) {
             let at = Region::new(region.start.saturating_sub(content.len()), region.start);
-            return self.present(edit, at, region.end, "the file already ends with the content");
+            return self.present(
+                edit,
+                at,
+                region.end,
+                "the file already ends with the content",
+            );
         }
         for end in [Some(region.end), moved].into_iter().flatten() {
             if let Some(r) = self.follows(end, &content) {
@@ -222,10 +225,19 @@ impl Locating<'_, '_> {
         }
         if self.precedes(edits, region.start, &content) {
             let at = Region::new(region.start.saturating_sub(content.len()), region.start);
-            return self.present(edit, at, region.start, "the content already precedes the snippet");
+            return self.present(
+                edit,
+                at,
+                region.start,
+                "the content already precedes the snippet",
+            );
         }
         self.cursor = self.cursor.max(region.start);
-        Ok(Some(Placed::new(Region::new(region.start, region.start), i, false)))
+        Ok(Some(Placed::new(
+            Region::new(region.start, region.start),
+            i,
+            false,
+        )))
     }
 
     /// An edit that only adds lines around its old block (or, with none,

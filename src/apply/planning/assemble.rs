@@ -3,8 +3,8 @@
 //! lines are slices of the patch text. Nothing is copied.
 
 use crate::apply::matching::locate::Placed;
-use crate::apply::output::{Builder, Pieces};
 use crate::apply::matching::text::FileText;
+use crate::apply::output::{Builder, Pieces};
 use crate::ir::{Edit, Eol, Finish, NewLine};
 
 /// How the lines of the written file end and look as a whole.

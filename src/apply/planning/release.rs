@@ -37,7 +37,10 @@ pub fn alone(ops: &[FileOp<'_>], root: Option<&Path>) -> Vec<bool> {
         *seen.entry(path.as_str()).or_default() += 1;
     }
     all.iter()
-        .map(|own| own.as_ref().is_some_and(|own| own.iter().all(|p| seen[p.as_str()] == 1)))
+        .map(|own| {
+            own.as_ref()
+                .is_some_and(|own| own.iter().all(|p| seen[p.as_str()] == 1))
+        })
         .collect()
 }
 
@@ -59,7 +62,13 @@ mod tests {
             text: t.into(),
             span: Span::new(0, 0),
         });
-        op(path, Action::Modify { edits: vec![], move_to })
+        op(
+            path,
+            Action::Modify {
+                edits: vec![],
+                move_to,
+            },
+        )
     }
 
     #[test]
@@ -83,7 +92,15 @@ mod tests {
 
     #[test]
     fn nothing_is_alone_beside_a_rename_or_a_remove() {
-        for other in [Action::Rename { to: PathRef { text: "y".into(), span: Span::new(0, 0) } }, Action::Remove] {
+        for other in [
+            Action::Rename {
+                to: PathRef {
+                    text: "y".into(),
+                    span: Span::new(0, 0),
+                },
+            },
+            Action::Remove,
+        ] {
             let ops = [modify("src/a.py", None), op("src", other)];
             assert_eq!(alone(&ops, None), [false, false]);
         }

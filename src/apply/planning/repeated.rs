@@ -235,7 +235,9 @@ impl Touched {
     /// The paths touched beneath the directory `dir`, with what was left there.
     fn beneath<'t>(&'t self, dir: &RelPath) -> impl Iterator<Item = (&'t RelPath, &'t Left)> {
         let prefix = format!("{dir}/");
-        self.0.iter().filter(move |(p, _)| p.as_str().starts_with(&prefix))
+        self.0
+            .iter()
+            .filter(move |(p, _)| p.as_str().starts_with(&prefix))
     }
 
     /// What `change`, the plan's change `k`, leaves at each path it names.

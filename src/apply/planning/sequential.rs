@@ -2,15 +2,14 @@
 //! the file as the edits before it left it (`evolve.rs`), and every edit
 //! that cannot be placed is explained against that text.
 
-
 use super::evolve::{self, Evolving, NIL};
+use super::plan::{OpCx, Step};
 use crate::apply::matching::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
 use crate::apply::matching::find::{self, Want};
 use crate::apply::matching::indent::{self, Indent};
 use crate::apply::matching::locate::{Locating, Miss, Part};
-use crate::apply::output::Pieces;
-use super::plan::{OpCx, Step};
 use crate::apply::matching::text::FileText;
+use crate::apply::output::Pieces;
 use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, Level, Line, Uniqueness};
 use crate::paths::RelPath;
@@ -113,7 +112,10 @@ impl<'s> OpCx<'_, 's> {
     /// Whether every operation, taken back in reverse order (its new block
     /// replaced by its old one), finds its place in `text`.
     fn undone_by_reverse(&self, rel: &RelPath, text: &str, edits: &[Edit]) -> bool {
-        let olds: Vec<Vec<Line>> = edits.iter().map(crate::apply::matching::locate::new_lines).collect();
+        let olds: Vec<Vec<Line>> = edits
+            .iter()
+            .map(crate::apply::matching::locate::new_lines)
+            .collect();
         let news: Vec<Vec<crate::ir::NewLine>> = edits
             .iter()
             .map(|e| e.old.iter().map(|&l| crate::ir::NewLine::Add(l)).collect())
@@ -227,7 +229,8 @@ impl<'s> OpCx<'_, 's> {
         let target_text = TargetText::default();
         let found = {
             let file = FileText::with_breaks(&text, self.policy.lone_cr_breaks);
-            let mut locating = Locating::new(&file, &[], self.source, rel, self.policy, &target_text);
+            let mut locating =
+                Locating::new(&file, &[], self.source, rel, self.policy, &target_text);
             locating.cursor = order
                 .iter()
                 .position(|&id| id == cursor)

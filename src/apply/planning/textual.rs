@@ -11,9 +11,9 @@
 //! line number.
 
 use super::plan::{OpCx, Step};
+use crate::apply::matching::locate::new_block;
 use crate::apply::output::Output;
 use crate::error::{Code, Diagnostic, Reported};
-use crate::apply::matching::locate::new_block;
 use crate::ir::{Edit, Hint, Locator};
 use crate::paths::RelPath;
 
@@ -86,7 +86,9 @@ impl<'s> OpCx<'_, 's> {
                 .path(rel.as_str())
                 .hint("include more of the lines around the text to change in `old_str`, so that it occurs exactly once");
                 self.fail(match overlap {
-                    true => d.note("occurrences that overlap count apart: each is a reading of the edit"),
+                    true => d.note(
+                        "occurrences that overlap count apart: each is a reading of the edit",
+                    ),
                     false => d,
                 })
             }
@@ -166,11 +168,13 @@ impl<'s> OpCx<'_, 's> {
             ))
             .hint("if it was applied, there is nothing to do; to insert the lines again, replace the lines around them with `str_replace`"));
         }
-        Ok(match at == text.len() && !text.is_empty() && !text.ends_with('\n') {
-            // After a last line without a line end: the file keeps having none.
-            true => [text, eol, new.strip_suffix(eol).unwrap_or(&new)].concat(),
-            false => [&text[..at], &new, &text[at..]].concat(),
-        })
+        Ok(
+            match at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+                // After a last line without a line end: the file keeps having none.
+                true => [text, eol, new.strip_suffix(eol).unwrap_or(&new)].concat(),
+                false => [&text[..at], &new, &text[at..]].concat(),
+            },
+        )
     }
 }
 
@@ -214,10 +218,7 @@ enum Side {
 fn joined(edit: &Edit, side: Side) -> String {
     let (texts, no_eol): (Vec<&str>, bool) = match side {
         Side::Old => (edit.old.iter().map(|l| l.text).collect(), edit.old_no_eol),
-        Side::New => (
-            new_block(edit).map(|l| l.text).collect(),
-            edit.new_no_eol,
-        ),
+        Side::New => (new_block(edit).map(|l| l.text).collect(), edit.new_no_eol),
     };
     let mut s = texts.join("\n");
     if !texts.is_empty() && !no_eol {

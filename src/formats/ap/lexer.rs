@@ -45,7 +45,7 @@ pub enum Tok {
 
 impl Tok {
     /// The terminal's name in `grammars/ap.lalrpop` (and its Lark export).
-#[cfg(feature = "internals")]
+    #[cfg(feature = "internals")]
     pub fn terminal(self) -> &'static str {
         match self {
             Tok::Blank => "BLANK_LINE",

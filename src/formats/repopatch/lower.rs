@@ -5,8 +5,8 @@
 use pest::iterators::Pair;
 
 use super::misspelt::misspelt_keyword;
-use crate::formats::lowering::keep_shared_ends;
 use super::*;
+use crate::formats::lowering::keep_shared_ends;
 
 /// The Repopatch lowering: the shared one, with nothing of its own.
 pub(super) struct Repopatch;
@@ -236,7 +236,11 @@ impl<'a> Lowering<'a, Repopatch> {
             &format!("no `- ` lines follow `{what}`"),
             &format!(
                 "after `{what}`, copy the {block} lines from the file, each as `- ` and the line{}",
-                if rule == Rule::delete { "" } else { ", then `---`" }
+                if rule == Rule::delete {
+                    ""
+                } else {
+                    ", then `---`"
+                }
             ),
         );
     }
@@ -476,4 +480,3 @@ impl<'a> Lowering<'a, Repopatch> {
         self.error(span, message, &label, hint);
     }
 }
-

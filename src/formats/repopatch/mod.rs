@@ -152,4 +152,3 @@ pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
         .ok()
         .map(super::rule_names)
 }
-

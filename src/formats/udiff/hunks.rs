@@ -48,7 +48,12 @@ impl<'a> Lowering<'a, Udiff<'a>> {
     /// A hunk under `@@ ... @@` or a bare `@@` (Aider's udiff): no line
     /// hint and no counts; its context and removed lines alone place it,
     /// and must occur once.
-    fn numberless_hunk(&mut self, body: Option<Pair<'a, Rule>>, span: Span, header_span: Span) -> Edit<'a> {
+    fn numberless_hunk(
+        &mut self,
+        body: Option<Pair<'a, Rule>>,
+        span: Span,
+        header_span: Span,
+    ) -> Edit<'a> {
         self.diags.push(
             Diagnostic::new(
                 Code::ToleratedFormatSlip,
@@ -56,7 +61,9 @@ impl<'a> Lowering<'a, Udiff<'a>> {
             )
             .at(header_span, "no `-START,COUNT +START,COUNT`")
             .note("its context and removed lines must occur exactly once in the file")
-            .hint("write `@@ -START,COUNT +START,COUNT @@` (the numbers are hints; the lines decide)"),
+            .hint(
+                "write `@@ -START,COUNT +START,COUNT @@` (the numbers are hints; the lines decide)",
+            ),
         );
         self.body_edit(body, span, None)
     }
@@ -273,7 +280,10 @@ fn ranges(header: &str) -> Option<[(usize, Option<usize>); 2]> {
     let (new, _) = rest.split_once(" @@")?;
     let range = |r: &str| -> Option<(usize, Option<usize>)> {
         let mut numbers = r.split(',').map(|n| n.parse::<usize>().ok());
-        Some((numbers.next()??, numbers.next().map(|n| n.unwrap_or(usize::MAX))))
+        Some((
+            numbers.next()??,
+            numbers.next().map(|n| n.unwrap_or(usize::MAX)),
+        ))
     };
     Some([range(old)?, range(new)?])
 }
@@ -298,9 +308,18 @@ mod tests {
     /// text: a count or none, the section text after `@@` ignored.
     #[test]
     fn a_headers_ranges_are_read_from_its_text() {
-        assert_eq!(ranges("@@ -12,5 +13,6 @@\n"), Some([(12, Some(5)), (13, Some(6))]));
-        assert_eq!(ranges("@@ -1 +1 @@ fn main() {\n"), Some([(1, None), (1, None)]));
-        assert_eq!(ranges("@@ -0,0 +1,3 @@\n"), Some([(0, Some(0)), (1, Some(3))]));
+        assert_eq!(
+            ranges("@@ -12,5 +13,6 @@\n"),
+            Some([(12, Some(5)), (13, Some(6))])
+        );
+        assert_eq!(
+            ranges("@@ -1 +1 @@ fn main() {\n"),
+            Some([(1, None), (1, None)])
+        );
+        assert_eq!(
+            ranges("@@ -0,0 +1,3 @@\n"),
+            Some([(0, Some(0)), (1, Some(3))])
+        );
         assert_eq!(
             ranges("@@ -999999999,1 +7,999999999 @@ a +b @@\n"),
             Some([(999_999_999, Some(1)), (7, Some(999_999_999))])

@@ -185,7 +185,9 @@ fn lower_files<'t>(
 /// when it does not parse (for checking the Lark export against pest).
 #[cfg(feature = "internals")]
 pub fn rules_used(text: &str) -> Option<std::collections::BTreeSet<String>> {
-    UdiffParser::parse(Rule::patch, text).ok().map(super::rule_names)
+    UdiffParser::parse(Rule::patch, text)
+        .ok()
+        .map(super::rule_names)
 }
 
 /// udiff's own lowering state: a hunk's lines as they are read, before

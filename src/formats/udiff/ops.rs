@@ -38,7 +38,12 @@ impl<'a> Lowering<'a, Udiff<'a>> {
                 Ok(FileOp::new(at(p, pspan), Action::Delete { expect }, span))
             }
             (Some((Side::Path(a, aspan), _)), Some((Side::Path(b, bspan), _))) => {
-                if let Some((name, nspan)) = h.git.is_none().then(|| backup_pair(&a, aspan, &b, bspan)).flatten() {
+                if let Some((name, nspan)) = h
+                    .git
+                    .is_none()
+                    .then(|| backup_pair(&a, aspan, &b, bspan))
+                    .flatten()
+                {
                     let (backup, bkspan) = if name == a { (&b, bspan) } else { (&a, aspan) };
                     self.diags.push(
                         Diagnostic::new(

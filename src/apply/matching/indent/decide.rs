@@ -38,8 +38,7 @@ pub(crate) fn opens(line: &str) -> bool {
 fn before_comment(line: &str) -> &str {
     let bytes = line.as_bytes();
     let cut = (1..bytes.len()).find(|&i| {
-        bytes[i - 1].is_ascii_whitespace()
-            && (bytes[i] == b'#' || bytes[i..].starts_with(b"//"))
+        bytes[i - 1].is_ascii_whitespace() && (bytes[i] == b'#' || bytes[i..].starts_with(b"//"))
     });
     cut.map_or(line, |i| &line[..i])
 }
@@ -260,7 +259,11 @@ pub(crate) fn place_of<'a>(
     let after = placed[run.end..].iter().find_map(|e| e.old());
     let from = before.map_or(0, |b| b + 1);
     let to = after.unwrap_or(edit.old.len());
-    let replaced: Vec<&str> = file_ws[from.min(to)..to].iter().flatten().copied().collect();
+    let replaced: Vec<&str> = file_ws[from.min(to)..to]
+        .iter()
+        .flatten()
+        .copied()
+        .collect();
     let prev = match before {
         Some(b) => file_ws[b].map(|ws| (ws, opens(edit.old[b].text))),
         None => outside.before.map(|l| (leading(l), opens(l))),
@@ -328,7 +331,9 @@ impl Indent {
         outside: Outside,
         found: &mut Found,
     ) {
-        let Some(&first) = run.lines.first() else { return };
+        let Some(&first) = run.lines.first() else {
+            return;
+        };
         let restyled = self.restyled(leading(first));
         let as_written = restyled.as_str();
         let readings = self.readings(leading(first));
@@ -348,7 +353,10 @@ impl Indent {
             }
             return;
         }
-        let unplaced = run.lines.iter().any(|l| self.readings(leading(l)).is_empty());
+        let unplaced = run
+            .lines
+            .iter()
+            .any(|l| self.readings(leading(l)).is_empty());
         if readings == [as_written] || unplaced {
             if run.lines.iter().any(moves) && readings != [as_written] {
                 found.both.get_or_insert(pair(&readings[0]));

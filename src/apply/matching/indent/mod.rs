@@ -21,11 +21,11 @@
 
 mod decide;
 
-pub(crate) use decide::{file_indents, opens, relaxed, relaxed_by, Outside, Undecided};
 use decide::words;
+pub(crate) use decide::{file_indents, opens, relaxed, relaxed_by, Outside, Undecided};
 
-use crate::apply::output::Builder;
 use super::text::{FileText, Region};
+use crate::apply::output::Builder;
 use crate::ir::{Edit, Level, NewLine};
 use crate::trim::is_blank;
 

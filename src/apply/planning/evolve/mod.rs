@@ -20,8 +20,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use crate::apply::matching::indent::Indent;
-use crate::apply::output::{Builder, Pieces};
 use crate::apply::matching::text::{hash_key, FileText, Key};
+use crate::apply::output::{Builder, Pieces};
 use crate::ir::{Edit, Level, Line, NewLine};
 use links::{Links, Node};
 

@@ -39,8 +39,8 @@ use std::io;
 use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
 use crate::paths::{self, RelPath};
 use encoding::{encode, header, parse, Parsed};
-pub use recovery::{pending, recover};
 use recovery::{finish, kept_aside, undo_all, undone};
+pub use recovery::{pending, recover};
 
 /// The first part of every name the journal puts in a tree.
 pub const TEMP_PREFIX: &str = ".grammar-patch-";
