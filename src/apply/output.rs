@@ -489,26 +489,128 @@ pub fn line_count(text: &str) -> usize {
 }
 
 /// Lines added and removed where `gone` became `new`: the lines the two
-/// share at their start and end are kept, the rest counted. No copies.
+/// share at their start and end are kept, the rest counted. No copies, and
+/// no walk line by line: the lines shared at the start are those the
+/// texts' common start holds whole, and at the end those their common end
+/// does (see `tests::by_lines`, the walk this stands for).
 fn region_counts(gone: &str, new: &str) -> (usize, usize) {
     let (old_n, new_n) = (line_count(gone), line_count(new));
-    let lines = |t| str::split_inclusive(t, '\n');
-    let head = lines(gone)
-        .zip(lines(new))
-        .take_while(|(a, b)| a == b)
-        .count();
-    let tail = lines(gone)
-        .rev()
-        .zip(lines(new).rev())
-        .take(old_n.min(new_n) - head)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let (g, n) = (gone.as_bytes(), new.as_bytes());
+    let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    // Each line end in the common start ends a line both have (a last
+    // line without one, in two texts that are the same, is counted at
+    // their end).
+    let head = newlines(&g[..common_start(g, n)]);
+    // Each line end in the common end (the texts' last byte aside) starts
+    // a line both have, and so does the common end's first byte where it
+    // starts a line in both texts. No more than the lines the start left.
+    let s = common_end(g, n);
+    let starts_line = |b: &[u8]| b.len() == s || b[b.len() - s - 1] == b'\n';
+    let first = starts_line(g) && starts_line(n);
+    let end = &g[g.len() - s..];
+    let inner = end.split_last().map_or(end, |(_, rest)| rest);
+    let tail = (newlines(inner) + usize::from(first)).min(old_n.min(new_n) - head);
     (new_n - head - tail, old_n - head - tail)
+}
+
+/// How many bytes `a` and `b` share at their start, compared eight at a
+/// time.
+fn common_start(a: &[u8], b: &[u8]) -> usize {
+    let len = a.len().min(b.len());
+    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let mut i = 0;
+    while i + 8 <= len {
+        let diff = word(a, i) ^ word(b, i);
+        if diff != 0 {
+            return i + diff.trailing_zeros() as usize / 8;
+        }
+        i += 8;
+    }
+    i + a[i..len]
+        .iter()
+        .zip(&b[i..len])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes `a` and `b` share at their end, compared eight at a
+/// time.
+fn common_end(a: &[u8], b: &[u8]) -> usize {
+    let len = a.len().min(b.len());
+    let word = |s: &[u8], k: usize| {
+        let end = s.len() - k;
+        u64::from_le_bytes(s[end - 8..end].try_into().expect("8 bytes"))
+    };
+    let mut k = 0;
+    while k + 8 <= len {
+        let diff = word(a, k) ^ word(b, k);
+        if diff != 0 {
+            return k + diff.leading_zeros() as usize / 8;
+        }
+        k += 8;
+    }
+    let (ra, rb) = (&a[..a.len() - k], &b[..b.len() - k]);
+    k + ra
+        .iter()
+        .rev()
+        .zip(rb.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line-by-line walk [`region_counts`] stands for.
+    fn by_lines(gone: &str, new: &str) -> (usize, usize) {
+        let (old_n, new_n) = (line_count(gone), line_count(new));
+        let lines = |t| str::split_inclusive(t, '\n');
+        let head = lines(gone)
+            .zip(lines(new))
+            .take_while(|(a, b)| a == b)
+            .count();
+        let tail = lines(gone)
+            .rev()
+            .zip(lines(new).rev())
+            .take(old_n.min(new_n) - head)
+            .take_while(|(a, b)| a == b)
+            .count();
+        (new_n - head - tail, old_n - head - tail)
+    }
+
+    proptest::proptest! {
+        /// Texts of a few short lines, most alike, ending with a line end
+        /// or not: the counts are the walk's.
+        #[test]
+        fn region_counts_are_the_line_walk_s(
+            gone in "(a|b|ab|\n|ba|aaaaaaaaa|\r){0,14}",
+            new in "(a|b|ab|\n|ba|aaaaaaaaa|\r){0,14}",
+            shared in "(a|\n|b){0,20}",
+        ) {
+            for (g, n) in [
+                (gone.clone(), new.clone()),
+                (format!("{shared}{gone}"), format!("{shared}{new}")),
+                (format!("{gone}{shared}"), format!("{new}{shared}")),
+                (format!("{shared}{gone}{shared}"), format!("{shared}{new}{shared}")),
+                (gone.clone(), gone.clone()),
+            ] {
+                proptest::prop_assert_eq!(region_counts(&g, &n), by_lines(&g, &n), "{:?} {:?}", g, n);
+            }
+        }
+    }
+
+    #[test]
+    fn common_start_and_end_count_bytes_past_eight() {
+        let a = b"0123456789abcdefXYZ";
+        let b = b"0123456789abcdefxYZ";
+        assert_eq!(common_start(a, b), 16);
+        assert_eq!(common_end(a, b), 2);
+        assert_eq!(common_start(a, a), a.len());
+        assert_eq!(common_end(&a[3..], a), a.len() - 3);
+        assert_eq!(common_end(b"Q0123456789abcdefg", b"R0123456789abcdefg"), 17);
+        assert_eq!((common_start(b"", a), common_end(a, b"")), (0, 0));
+    }
 
     #[test]
     fn a_piece_is_sixteen_bytes() {
