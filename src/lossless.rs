@@ -183,8 +183,11 @@ impl Decoder {
 const PIECE: usize = 1 << 18;
 
 /// A text of this many bytes or more is read a piece at a time
-/// ([`read`]); a smaller one is read whole and decoded.
-pub const PIECED: usize = 1 << 20;
+/// ([`read`]); a smaller one is read whole and decoded. Below it, the
+/// two passes over a text the cache still holds cost less than the pieces'
+/// buffer and copy: a patch of 1.7 MB linted 3% slower read in pieces, one
+/// of 15 MB the same, and a file of 83 MB applied 4% faster.
+pub const PIECED: usize = 16 << 20;
 
 /// The text of all `reader` holds (about `size` bytes, to reserve). From
 /// [`PIECED`] bytes on it is read a piece at a time into one small buffer

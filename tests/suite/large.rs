@@ -107,43 +107,43 @@ fn a_large_patch_counts_its_lines_beside_the_commit_as_its_dry_run_does() {
     assert_eq!(results(true), (want, false));
 }
 
-/// A file over a megabyte (read a piece at a time, each piece checked as
-/// it comes in: `lossless::read`) that is UTF-8 but for one Latin-1 byte
-/// near its end, edited near its start by a patch of plain text, is
-/// written back byte for byte on disk: the byte the pieces met late is
-/// not written as the text that stands for it. The same file without
-/// that byte, found plain as it is read, is written as it was read.
+/// A file read whole, and one of over 16 MiB (read a piece at a time,
+/// each piece checked as it comes in: `lossless::read`), each UTF-8 but
+/// for one Latin-1 byte near its end and edited near its start by a patch
+/// of plain text, are written back byte for byte on disk: the byte met
+/// late is not written as the text that stands for it. The same files
+/// without that byte, found plain as they are read, are written as read.
 #[test]
 fn a_large_file_with_a_late_byte_that_is_not_utf8_is_written_back_byte_for_byte() {
     let old = "    value_1 = compute(1, \"padding text for the line\")\n";
     let new = "    value_1 = 1\n";
     let patch = format!("--- a/f.py\n+++ b/f.py\n@@ -2 +2 @@\n-{old}+{new}");
-    for tail in [&b"# caf\xe9 \xff\n"[..], b"# plain\n"] {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut before = code(40_000).into_bytes();
-        before.extend_from_slice(tail);
-        assert!(before.len() > 1 << 20);
-        std::fs::write(tmp.path().join("f.py"), &before).unwrap();
-        let patch_path = tmp.path().join("p.diff");
-        std::fs::write(&patch_path, &patch).unwrap();
-        let root = tmp.path().join(".");
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_grammar-patch"))
-            .args(["apply", "--root"])
-            .arg(&root)
-            .arg(&patch_path)
-            .output()
-            .unwrap();
-        assert!(status.status.success(), "{status:?}");
-        let at = before
-            .windows(old.len())
-            .position(|w| w == old.as_bytes())
-            .unwrap();
-        let mut want = before[..at].to_vec();
-        want.extend_from_slice(new.as_bytes());
-        want.extend_from_slice(&before[at + old.len()..]);
-        assert!(
-            std::fs::read(tmp.path().join("f.py")).unwrap() == want,
-            "{tail:?}"
-        );
+    for lines in [40_000, 320_000] {
+        for tail in [&b"# caf\xe9 \xff\n"[..], b"# plain\n"] {
+            let tmp = tempfile::tempdir().unwrap();
+            let mut before = code(lines).into_bytes();
+            before.extend_from_slice(tail);
+            assert_eq!(before.len() > 16 << 20, lines > 40_000);
+            std::fs::write(tmp.path().join("f.py"), &before).unwrap();
+            let patch_path = tmp.path().join("p.diff");
+            std::fs::write(&patch_path, &patch).unwrap();
+            let root = tmp.path().join(".");
+            let status = std::process::Command::new(env!("CARGO_BIN_EXE_grammar-patch"))
+                .args(["apply", "--root"])
+                .arg(&root)
+                .arg(&patch_path)
+                .output()
+                .unwrap();
+            assert!(status.status.success(), "{status:?}");
+            let at = before
+                .windows(old.len())
+                .position(|w| w == old.as_bytes())
+                .unwrap();
+            let mut want = before[..at].to_vec();
+            want.extend_from_slice(new.as_bytes());
+            want.extend_from_slice(&before[at + old.len()..]);
+            let got = std::fs::read(tmp.path().join("f.py")).unwrap();
+            assert!(got == want, "{lines} lines, {tail:?}");
+        }
     }
 }

@@ -39,12 +39,13 @@ pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The text of an open file whose size is known (`lossless::decode` of
-/// its bytes, read to its end as [`read_sized`] reads). A large file is
-/// read a piece at a time, each piece decoded while it is in the cache
-/// (`lossless::read`): decoding it after reading it whole made two more
-/// passes over a file that no longer fitted there (UTF-8 validation, and
-/// a search for escapes), about a twentieth of a 2,000,000-line apply.
+/// The text of an open file whose size is known (`lossless::decoded` of
+/// its bytes, read to its end as [`read_sized`] reads). A file of
+/// `lossless::PIECED` bytes or more is read a piece at a time, each piece
+/// decoded while it is in the cache (`lossless::read`): decoding it after
+/// reading it whole made two more passes over a file that no longer
+/// fitted there (UTF-8 validation, and a search for escapes), 4% of a
+/// 2,000,000-line apply.
 pub fn read_text(fd: impl AsFd, size: usize) -> io::Result<Decoded> {
     if size < crate::lossless::PIECED {
         // Read whole: fewer system calls, and the cache still holds it.

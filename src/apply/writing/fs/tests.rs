@@ -77,7 +77,7 @@ fn a_large_file_reads_as_the_text_its_bytes_decode_to() {
     // 17 bytes: the pieces (a power of two) end inside characters.
     let line = "caf\u{e9} \u{20ac}\u{1f600} xy\n";
     assert_eq!(line.len(), 17);
-    let plain = line.repeat((3 << 20) / line.len());
+    let plain = line.repeat(crate::lossless::PIECED / line.len() + 1000);
     let mut late = plain.clone().into_bytes();
     late.extend_from_slice(b"latin-1 \xe9\n");
     late.extend_from_slice(plain.as_bytes());
