@@ -88,8 +88,8 @@ fn decode_slow(bytes: &[u8]) -> String {
 /// is read: each piece is checked (UTF-8, no reserved lead byte) while it
 /// is still in the cache and added to the text, where a whole-file decode
 /// makes two more passes over memory once the read has left it. The first
-/// piece that is not plain text hands everything to [`decode`] at the end,
-/// so the text is always `decode` of all the bytes.
+/// piece that is not plain text hands everything to [`decoded`] at the
+/// end, so the result is always `decoded` of all the bytes.
 pub struct Decoder {
     /// The text of the pieces so far, while each was plain text.
     text: String,

@@ -234,6 +234,13 @@ impl<T: FileTree> FileTree for Hooked<T> {
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
         self.inner.read(path, limit)
     }
+    fn read_text(
+        &self,
+        path: &RelPath,
+        limit: u64,
+    ) -> io::Result<grammar_patch::lossless::Decoded> {
+        self.inner.read_text(path, limit)
+    }
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
         self.inner.list(dir)
     }
