@@ -513,11 +513,28 @@ fn region_counts(gone: &str, new: &str) -> (usize, usize) {
     (new_n - head - tail, old_n - head - tail)
 }
 
-/// How many bytes `a` and `b` share at their start, compared eight at a
-/// time.
+/// How many bytes `a` and `b` share at their start.
 fn common_start(a: &[u8], b: &[u8]) -> usize {
+    common(a, b, |s, i| s[i])
+}
+
+/// How many bytes `a` and `b` share at their end.
+fn common_end(a: &[u8], b: &[u8]) -> usize {
+    common(a, b, |s, i| s[s.len() - 1 - i])
+}
+
+/// How many bytes `a` and `b` share, read by `at` (byte `i` from the side
+/// compared), eight at a time.
+fn common(a: &[u8], b: &[u8], at: impl Fn(&[u8], usize) -> u8) -> usize {
     let len = a.len().min(b.len());
-    let word = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    // Bytes `i..i + 8` from the side compared, nearest it lowest.
+    let word = |s: &[u8], i: usize| {
+        let mut w = [0; 8];
+        w.iter_mut()
+            .enumerate()
+            .for_each(|(j, w)| *w = at(s, i + j));
+        u64::from_le_bytes(w)
+    };
     let mut i = 0;
     while i + 8 <= len {
         let diff = word(a, i) ^ word(b, i);
@@ -526,36 +543,7 @@ fn common_start(a: &[u8], b: &[u8]) -> usize {
         }
         i += 8;
     }
-    i + a[i..len]
-        .iter()
-        .zip(&b[i..len])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// How many bytes `a` and `b` share at their end, compared eight at a
-/// time.
-fn common_end(a: &[u8], b: &[u8]) -> usize {
-    let len = a.len().min(b.len());
-    let word = |s: &[u8], k: usize| {
-        let end = s.len() - k;
-        u64::from_le_bytes(s[end - 8..end].try_into().expect("8 bytes"))
-    };
-    let mut k = 0;
-    while k + 8 <= len {
-        let diff = word(a, k) ^ word(b, k);
-        if diff != 0 {
-            return k + diff.leading_zeros() as usize / 8;
-        }
-        k += 8;
-    }
-    let (ra, rb) = (&a[..a.len() - k], &b[..b.len() - k]);
-    k + ra
-        .iter()
-        .rev()
-        .zip(rb.iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
+    i + (i..len).take_while(|&j| at(a, j) == at(b, j)).count()
 }
 
 #[cfg(test)]
