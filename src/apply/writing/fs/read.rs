@@ -44,8 +44,8 @@ pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
 /// `lossless::PIECED` bytes or more is read a piece at a time, each piece
 /// decoded while it is in the cache (`lossless::read`): decoding it after
 /// reading it whole made two more passes over a file that no longer
-/// fitted there (UTF-8 validation, and a search for escapes), 4% of a
-/// 2,000,000-line apply.
+/// fitted there (UTF-8 validation, and a search for escapes): with the
+/// one-pass split, 4% of a 2,000,000-line dry run.
 pub fn read_text(fd: impl AsFd, size: usize) -> io::Result<Decoded> {
     if size < crate::lossless::PIECED {
         // Read whole: fewer system calls, and the cache still holds it.
