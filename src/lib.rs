@@ -358,6 +358,9 @@ fn pipeline(
 ) -> Result<(), Vec<Diagnostic>> {
     let store = bumpalo::Bump::new();
     let contents = tree.is_some();
+    if let (Some(tree), Some(format)) = (tree.as_deref(), outcome.format) {
+        read_ahead(tree, format, unwrapped, options);
+    }
     let (patch, mut warnings) = match outcome.format {
         _ if !unwrapped.commands.is_empty() && (options.reverse || options.strip.is_some()) => {
             let why = "Anthropic's text-editor commands name their paths whole and cannot be \
@@ -447,6 +450,31 @@ fn pipeline(
     };
     Ok(())
 }
+
+/// Starts reading the file a large patch edits first, as its first lines
+/// name it (`Format::first_path`), beside the parse: the planner's read
+/// of that path takes it (`FileTree::read_ahead`). A patch whose paths
+/// `-p` or `-R` change is not guessed at, nor one too small to take as
+/// long to parse as a thread takes to start.
+fn read_ahead(
+    tree: &dyn FileTree,
+    format: Format,
+    unwrapped: &unwrap::Unwrapped,
+    options: Options,
+) {
+    let body = unwrapped.body();
+    if body.len() < READ_AHEAD || options.strip.is_some() || options.reverse {
+        return;
+    }
+    if let Some(path) = format.first_path(body).and_then(paths::RelPath::new) {
+        tree.read_ahead(&path, ir::TOO_LARGE);
+    }
+}
+
+/// How long a patch is (in bytes) before its first file is read beside
+/// its parse ([`read_ahead`]). A patch of 1 MiB takes several
+/// milliseconds to parse.
+const READ_AHEAD: usize = 1 << 20;
 
 /// How many pieces the results walk ([`apply::Plan::pieces_to_count`])
 /// before they are made beside the commit. Below this the thread gains

@@ -42,6 +42,8 @@ fn rule_name(rule: &Rule) -> String {
         Rule::hunk | Rule::hunk_header | Rule::padded_gap => {
             "a hunk header (`@@`, `@@ CONTEXT` or `@@ :N`)"
         }
+        // Lines that failed say nothing: the probe after them names the lines.
+        Rule::hunk_lines => "",
         Rule::bare_hunk
         | Rule::context_line
         | Rule::added_line
@@ -120,8 +122,14 @@ pub fn parse<'t>(
             | Rule::move_to
             | Rule::end_of_file
             | Rule::hunk_header => lower.marker(&pair),
-            Rule::add_line | Rule::context_line | Rule::added_line | Rule::removed_line => {
-                last_content = Some(lower.span(&pair))
+            Rule::add_line => last_content = Some(lower.span(&pair)),
+            // The last of a hunk's lines that is not empty.
+            Rule::hunk_lines => {
+                let full = pair.as_str().trim_end_matches('\n').len();
+                if full > 0 {
+                    let start = lower.span(&pair).start;
+                    last_content = Some(Span::new(start, start + full + 1));
+                }
             }
             Rule::missing_end => {
                 // Point at the last line of the text.
@@ -372,17 +380,21 @@ impl<'a> Lowering<'a, Codex<'a>> {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::hunk_header => self.hunk_header(p, &mut edit),
-                Rule::context_line | Rule::empty_line => {
-                    let text = if p.as_rule() == Rule::empty_line {
-                        ""
-                    } else {
-                        body_of(p.as_str())
-                    };
-                    new.push(NewLine::keep(old.len()));
-                    old.push(Line::of(text));
+                // Each line is read by its first byte, the prefix its line
+                // rule requires (an empty line is its `\n` alone).
+                Rule::hunk_lines => {
+                    for line in p.as_str().split_inclusive('\n') {
+                        match line.as_bytes()[0] {
+                            b'-' => old.push(Line::of(body_of(line))),
+                            b'+' => new.push(NewLine::Add(Line::of(body_of(line)))),
+                            first => {
+                                new.push(NewLine::keep(old.len()));
+                                let text = if first == b'\n' { "" } else { body_of(line) };
+                                old.push(Line::of(text));
+                            }
+                        }
+                    }
                 }
-                Rule::removed_line => old.push(Line::of(body_of(p.as_str()))),
-                Rule::added_line => new.push(NewLine::Add(Line::of(body_of(p.as_str())))),
                 Rule::end_of_file => edit.locator.at_eof = true,
                 _ => {}
             }

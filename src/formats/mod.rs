@@ -72,6 +72,12 @@ impl Format {
         self.spec().describe
     }
 
+    /// A guess, from its first lines, at the file a patch body in this
+    /// format edits first; never trusted (`FileTree::read_ahead`).
+    pub fn first_path(self, body: &str) -> Option<&str> {
+        (self.spec().first_path)(body)
+    }
+
     /// The format's pest grammar, the single source of its syntax; `None`
     /// for ap, whose grammar is LALRPOP's ([`Format::lalrpop_grammar`]).
     pub fn pest_grammar(self) -> Option<&'static str> {

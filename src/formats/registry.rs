@@ -44,6 +44,10 @@ pub struct Spec {
     pub lark: &'static str,
     /// Whether the first meaningful line of a text starts this format.
     pub starts: fn(&str) -> bool,
+    /// The path of the file whose edits a text opens with, read from its
+    /// first lines: a guess at the file the planner reads first, never
+    /// trusted (`FileTree::read_ahead`); `None` where it cannot tell.
+    pub first_path: fn(&str) -> Option<&str>,
     /// Its parser and lowering.
     pub parse: Parse,
     /// Its printer (`convert`).
@@ -64,6 +68,13 @@ pub const REGISTRY: [Spec; 5] = [
                 || line.starts_with("--- ")
                 || (line.starts_with("Only in ") && line.contains(": "))
         },
+        // `+++ b/PATH`, git's form (no guess for another).
+        first_path: |text| {
+            first_line(text, |line| {
+                let path = line.strip_prefix("+++ b/")?;
+                path.split('\t').next().filter(|p| !p.starts_with('"'))
+            })
+        },
         parse: |text, store, body, _, contents| udiff::parse(text, store, body, contents),
         print: print::udiff,
     },
@@ -74,6 +85,11 @@ pub const REGISTRY: [Spec; 5] = [
         grammar: Grammar::Pest(include_str!("../../grammars/codex.pest")),
         lark: include_str!(concat!(env!("OUT_DIR"), "/codex.lark")),
         starts: |line| line.starts_with("*** Begin Patch"),
+        first_path: |text| {
+            first_line(text, |line| {
+                Some(line.strip_prefix("*** Update File: ")?.trim_end())
+            })
+        },
         parse: |text, store, body, _, _| codex::parse(text, store, body),
         print: print::codex,
     },
@@ -84,6 +100,12 @@ pub const REGISTRY: [Spec; 5] = [
         grammar: Grammar::Pest(include_str!("../../grammars/repopatch.pest")),
         lark: include_str!(concat!(env!("OUT_DIR"), "/repopatch.lark")),
         starts: |line| line.starts_with("PATCHSET"),
+        first_path: |text| {
+            first_line(text, |line| {
+                let path = line.strip_prefix("PATCH")?;
+                path.starts_with([' ', '\t']).then(|| path.trim())
+            })
+        },
         parse: |text, store, body, _, _| repopatch::parse(text, store, body),
         print: print::repopatch,
     },
@@ -94,6 +116,7 @@ pub const REGISTRY: [Spec; 5] = [
         grammar: Grammar::Lalrpop(include_str!("../../grammars/ap.lalrpop")),
         lark: include_str!(concat!(env!("OUT_DIR"), "/ap.lark")),
         starts: is_ap_header,
+        first_path: ap_first_path,
         parse: |text, store, body, options, _| ap::parse(text, store, body, options.tolerant),
         print: print::ap,
     },
@@ -106,10 +129,41 @@ pub const REGISTRY: [Spec; 5] = [
         // Its first line is a path or prose: told by its blocks instead
         // (`searchreplace::holds_blocks`), after every other format.
         starts: |_| false,
+        first_path: |_| None,
         parse: |text, store, body, _, _| searchreplace::parse(text, store, body),
         print: print::searchreplace,
     },
 ];
+
+/// How many lines [`Spec::first_path`] looks at: a file's first edits
+/// follow its header at once, after a few lines of preamble at most.
+const LOOKED_AT: usize = 32;
+
+/// What `names` finds in the first of the opening lines of `text` it
+/// finds anything in.
+fn first_line<'t>(text: &'t str, names: impl Fn(&'t str) -> Option<&'t str>) -> Option<&'t str> {
+    text.lines()
+        .take(LOOKED_AT)
+        .find_map(names)
+        .filter(|p| !p.is_empty())
+}
+
+/// ap: the value under the first `<8 hex> FILE` (its first line that is
+/// not blank), or the path after `FILE` on the same line (3.2).
+fn ap_first_path(text: &str) -> Option<&str> {
+    let mut lines = text.lines().take(LOOKED_AT);
+    let rest = lines.find_map(|line| {
+        let (id, rest) = line.split_once(' ')?;
+        let is_id = id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit());
+        let rest = rest.trim_start().strip_prefix("FILE")?;
+        (is_id && (rest.is_empty() || rest.starts_with([' ', '\t']))).then(|| rest.trim())
+    })?;
+    let path = match rest {
+        "" | "LF" | "CRLF" | "CR" => lines.map(str::trim).find(|l| !l.is_empty())?,
+        inline => inline,
+    };
+    Some(path)
+}
 
 /// `<8 hex> AP 3.x`.
 fn is_ap_header(line: &str) -> bool {
@@ -143,5 +197,55 @@ mod tests {
             .map(|(name, _)| *name)
             .collect();
         assert_eq!(pest, exported);
+    }
+
+    /// Each format's guess at its first file: the path its opening lines
+    /// name, and no guess where they name none in the form looked for.
+    #[test]
+    fn first_paths_are_the_paths_the_opening_lines_name() {
+        let cases = [
+            (
+                Format::Udiff,
+                "diff --git a/x b/x\n--- a/x\n+++ b/src/x.rs\t2020\n@@ -1 +1 @@\n",
+                Some("src/x.rs"),
+            ),
+            (Format::Udiff, "--- \"a/q x\"\n+++ \"b/q x\"\n", None),
+            (Format::Udiff, "--- x\n+++ x\n", None),
+            (
+                Format::Codex,
+                "*** Begin Patch\n*** Add File: n\n+1\n*** Update File: f.txt  \n",
+                Some("f.txt"),
+            ),
+            (
+                Format::Codex,
+                "*** Begin Patch\n*** Delete File: gone\n*** End Patch\n",
+                None,
+            ),
+            (
+                Format::Repopatch,
+                "PATCHSET\nPATCH  src/a b.py \nREPLACE\n",
+                Some("src/a b.py"),
+            ),
+            (Format::Repopatch, "PATCHSET\nPATCHES x\n", None),
+            (
+                Format::Ap,
+                "# c\n0a1b2c3d AP 3.2\n\n0a1b2c3d FILE CRLF\n\n  dir/f.py\n",
+                Some("dir/f.py"),
+            ),
+            (
+                Format::Ap,
+                "0a1b2c3d AP 3.2\n0a1b2c3d FILE dir/g.py\n",
+                Some("dir/g.py"),
+            ),
+            (Format::Ap, "0a1b2c3d AP 3.2\n0a1b2c3d FILES x\n", None),
+            (Format::Ap, "0a1b2c3d AP 3.2\nzz FILE x\n", None),
+            (Format::Searchreplace, "f.py\n<<<<<<< SEARCH\n", None),
+        ];
+        for (format, text, want) in cases {
+            assert_eq!(format.first_path(text), want, "{format}: {text:?}");
+        }
+        // Only the opening lines are looked at.
+        let late = format!("{}+++ b/late\n", "\n".repeat(LOOKED_AT));
+        assert_eq!(Format::Udiff.first_path(&late), None);
     }
 }

@@ -202,6 +202,8 @@ type Hook = Box<dyn FnMut(Call, &RelPath) -> Then>;
 pub struct Hooked<T> {
     pub inner: T,
     hook: Hook,
+    /// The paths a read ahead was asked for, in order.
+    pub aheads: std::cell::RefCell<Vec<String>>,
 }
 
 impl<T: FileTree> Hooked<T> {
@@ -209,6 +211,7 @@ impl<T: FileTree> Hooked<T> {
         Hooked {
             inner,
             hook: Box::new(hook),
+            aheads: Default::default(),
         }
     }
 
@@ -240,6 +243,10 @@ impl<T: FileTree> FileTree for Hooked<T> {
         limit: u64,
     ) -> io::Result<grammar_patch::lossless::Decoded> {
         self.inner.read_text(path, limit)
+    }
+    fn read_ahead(&self, path: &RelPath, limit: u64) {
+        self.aheads.borrow_mut().push(path.to_string());
+        self.inner.read_ahead(path, limit)
     }
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
         self.inner.list(dir)

@@ -364,6 +364,86 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
     }
 }
 
+/// A patch of a megabyte or more has the file it edits first read beside
+/// its parse, the path guessed from its first lines (none for
+/// SEARCH/REPLACE blocks, whose first line may be prose); the apply is
+/// the one a patch without the guess makes. A small patch, and one whose
+/// paths `-p` or `-R` change, is not guessed at.
+#[test]
+fn a_large_patch_reads_its_first_file_beside_its_parse() {
+    let long = "X".repeat(1 << 20);
+    for &format in FORMATS {
+        let tmp = tempfile::tempdir().unwrap();
+        for name in ["a.txt", "b.txt"] {
+            fs::write(tmp.path().join(name), TEXT).unwrap();
+        }
+        let first = modify(format, "a.txt");
+        let second = modify(format, "b.txt").replacen("TWO", &long, 1);
+        let both = match format {
+            Format::Udiff | Format::Ap => {
+                format!("{first}{}", second.replace("0a1b2c3d AP 3.1\n", ""))
+            }
+            Format::Codex => {
+                first.replace("*** End Patch\n", &second.replace("*** Begin Patch\n", ""))
+            }
+            Format::Repopatch => {
+                first.replace("ENDPATCHSET\n", &second.replacen("PATCHSET\n", "", 1))
+            }
+            Format::Searchreplace => format!("{first}\n{second}"),
+        };
+        assert!(both.len() > 1 << 20);
+        let tree = DiskTree::new(tmp.path()).unwrap();
+        let mut tree = Hooked::new(tree, |_, _| Then::Go);
+        let apply = Mode::Apply { dry_run: false };
+        let outcome = run(both.as_str(), Some(format), apply, Some(&mut tree), None);
+        assert!(outcome.ok(), "{format}: {:?}", outcome.diagnostics);
+        let guessed: &[&str] = match format {
+            Format::Searchreplace => &[],
+            _ => &["a.txt"],
+        };
+        assert_eq!(*tree.aheads.borrow(), guessed, "{format}");
+        let read = |name: &str| fs::read_to_string(tmp.path().join(name)).unwrap();
+        assert_eq!(read("a.txt"), "one\nTWO\nthree\n", "{format}");
+        assert_eq!(read("b.txt"), format!("one\n{long}\nthree\n"), "{format}");
+
+        // Undone with -R, whose paths are the other side's: no guess.
+        let options = grammar_patch::Options {
+            reverse: true,
+            ..Default::default()
+        };
+        if format != Format::Ap && format != Format::Searchreplace {
+            let tree = DiskTree::new(tmp.path()).unwrap();
+            let mut tree = Hooked::new(tree, |_, _| Then::Go);
+            let outcome = grammar_patch::run_with(
+                both.as_str(),
+                Some(format),
+                apply,
+                Some(&mut tree),
+                None,
+                options,
+            );
+            assert!(outcome.ok(), "{format} -R: {:?}", outcome.diagnostics);
+            assert!(tree.aheads.borrow().is_empty(), "{format} -R");
+            assert_eq!(read("a.txt"), TEXT, "{format} -R");
+        }
+        // A small patch: no guess.
+        let tree = DiskTree::new(tmp.path()).unwrap();
+        let mut tree = Hooked::new(tree, |_, _| Then::Go);
+        let outcome = run(
+            first.as_str(),
+            Some(format),
+            Mode::Lint,
+            Some(&mut tree),
+            None,
+        );
+        assert!(
+            tree.aheads.borrow().is_empty(),
+            "{format}: {:?}",
+            outcome.diagnostics
+        );
+    }
+}
+
 /// Planned letting originals go (as `apply` plans a patch of many files),
 /// then another process rewrites a file whose original went, to text of
 /// the same length, and the commit reads it back: `target_changed`, the

@@ -36,13 +36,14 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rustix::fd::{AsFd, OwnedFd};
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{self as rfs, AtFlags, FlockOperation, Mode, OFlags, Stat};
 use rustix::io::Errno;
 
 use super::beneath::{self, Resolver};
 use super::state::JournalFile;
 use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
+use crate::lossless::Decoded;
 use crate::paths::RelPath;
 
 /// A step the disk refused for a reason the patch's reader must hear about
@@ -129,6 +130,39 @@ fn ident_of(st: &Stat) -> Ident {
     }
 }
 
+/// The regular file at `path` beneath `dir`, read whole by `read`, with
+/// the stamp it had when it was opened (taken before the read, so that a
+/// change during the read shows as a change); anything else, or a file
+/// of `limit` bytes or more, is refused unread.
+fn read_regular<T>(
+    resolver: Resolver,
+    dir: BorrowedFd<'_>,
+    path: &RelPath,
+    limit: u64,
+    read: impl FnOnce(&OwnedFd, usize) -> io::Result<T>,
+) -> io::Result<(Stamp, T)> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let fd = beneath::open(resolver, dir, path.as_str(), flags, Mode::empty())?;
+    let st = rfs::fstat(&fd)?;
+    match rfs::FileType::from_raw_mode(st.st_mode) {
+        rfs::FileType::RegularFile => {}
+        rfs::FileType::Directory => return Err(refused(Refusal::Changed)),
+        _ => return Err(refused(Refusal::Special)),
+    }
+    if st.st_size as u64 >= limit {
+        return Err(refused(Refusal::TooLarge));
+    }
+    Ok((Stamp::of(&st), read(&fd, st.st_size as usize)?))
+}
+
+/// A file's text being read on another thread ([`FileTree::read_ahead`]),
+/// for the read of the same path with the same limit to take.
+struct Ahead {
+    path: RelPath,
+    limit: u64,
+    read: std::thread::JoinHandle<io::Result<(Stamp, Decoded)>>,
+}
+
 /// Which lock [`DiskTree::lock`] takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lock {
@@ -146,6 +180,8 @@ pub struct DiskTree {
     sync: bool,
     /// Identity of every file read, until its first change.
     stamps: RefCell<HashMap<String, Stamp>>,
+    /// A read begun beside other work, not yet taken.
+    ahead: RefCell<Option<Ahead>>,
     journal: RefCell<JournalFile>,
 }
 
@@ -192,6 +228,7 @@ impl DiskTree {
             resolver: Resolver::Kernel,
             sync: false,
             stamps: RefCell::default(),
+            ahead: RefCell::default(),
             journal: RefCell::new(JournalFile::for_root(id)),
         })
     }
@@ -255,21 +292,8 @@ impl DiskTree {
         limit: u64,
         read: impl FnOnce(&OwnedFd, usize) -> io::Result<T>,
     ) -> io::Result<T> {
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
-        let fd = self.open(path, flags, Mode::empty())?;
-        let st = rfs::fstat(&fd)?;
-        match rfs::FileType::from_raw_mode(st.st_mode) {
-            rfs::FileType::RegularFile => {}
-            rfs::FileType::Directory => return Err(refused(Refusal::Changed)),
-            _ => return Err(refused(Refusal::Special)),
-        }
-        if st.st_size as u64 >= limit {
-            return Err(refused(Refusal::TooLarge));
-        }
-        let read = read(&fd, st.st_size as usize)?;
-        self.stamps
-            .borrow_mut()
-            .insert(path.to_string(), Stamp::of(&st));
+        let (stamp, read) = read_regular(self.resolver, self.dir.as_fd(), path, limit, read)?;
+        self.stamps.borrow_mut().insert(path.to_string(), stamp);
         Ok(read)
     }
 
@@ -414,8 +438,41 @@ impl FileTree for DiskTree {
         self.read_with(path, limit, |fd, size| read_sized(fd, size))
     }
 
-    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<crate::lossless::Decoded> {
+    fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<Decoded> {
+        // A read ahead of this path is taken with the stamp the file had
+        // when that read opened it: a change since then shows at the
+        // commit as one made after this read. Any other is let go (its
+        // thread ends by itself), and a read ahead that failed is done
+        // again here, for its own error.
+        let ahead = self.ahead.borrow_mut().take();
+        if let Some(a) = ahead.filter(|a| a.path == *path && a.limit == limit) {
+            if let Ok(Ok((stamp, text))) = a.read.join() {
+                self.stamps.borrow_mut().insert(path.to_string(), stamp);
+                return Ok(text);
+            }
+        }
         self.read_with(path, limit, |fd, size| read::read_text(fd, size))
+    }
+
+    fn read_ahead(&self, path: &RelPath, limit: u64) {
+        // The thread reads through its own handle on the root, beneath it
+        // as every read is; without one, nothing is read ahead.
+        let Ok(dir) = self.dir.try_clone() else {
+            return;
+        };
+        let (resolver, rel) = (self.resolver, path.clone());
+        let read = std::thread::Builder::new().spawn(move || {
+            read_regular(resolver, dir.as_fd(), &rel, limit, |fd, size| {
+                read::read_text(fd, size)
+            })
+        });
+        if let Ok(read) = read {
+            *self.ahead.borrow_mut() = Some(Ahead {
+                path: path.clone(),
+                limit,
+                read,
+            });
+        }
     }
 
     fn stage(

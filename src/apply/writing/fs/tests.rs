@@ -112,3 +112,106 @@ fn a_read_refuses_a_file_at_its_limit() {
         assert_eq!(tree.read(&f, 5).unwrap(), b"four");
     }
 }
+
+/// A read ahead is the read it stands for: the same text (bytes that are
+/// not UTF-8 carried along), and the file's stamp recorded as that read
+/// records it.
+#[test]
+fn a_read_ahead_is_the_read_it_stands_for() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bytes = [b"one\ntwo \xff\n".repeat(1000), b"last".to_vec()].concat();
+    std::fs::write(tmp.path().join("f"), &bytes).unwrap();
+    let f = RelPath::new("f").unwrap();
+    let tree = DiskTree::new(tmp.path()).unwrap();
+    tree.read_ahead(&f, 1 << 20);
+    let ahead = tree.read_text(&f, 1 << 20).unwrap();
+    assert!(
+        tree.ahead.borrow().is_none(),
+        "the read ahead was not taken"
+    );
+    let fresh = DiskTree::new(tmp.path()).unwrap();
+    assert!(ahead == fresh.read_text(&f, 1 << 20).unwrap());
+    assert!(ahead == crate::lossless::decoded(bytes));
+    assert_eq!(
+        tree.stamps.borrow().get("f"),
+        fresh.stamps.borrow().get("f")
+    );
+}
+
+/// A read ahead answers only the read of its own path with its own limit:
+/// any other reads the disk as if there had been none (a file at the
+/// other read's limit is refused; another path is its own text), and the
+/// read ahead is let go.
+#[test]
+fn a_read_ahead_answers_only_its_own_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("a"), "four").unwrap();
+    std::fs::write(tmp.path().join("b"), "bee\n").unwrap();
+    let (a, b) = (RelPath::new("a").unwrap(), RelPath::new("b").unwrap());
+    let tree = DiskTree::new(tmp.path()).unwrap();
+    tree.read_ahead(&a, 100);
+    let e = tree.read_text(&a, 4).unwrap_err();
+    assert_eq!(refusal(&e), Some(Refusal::TooLarge), "{e}");
+    tree.read_ahead(&a, 100);
+    assert_eq!(tree.read_text(&b, 100).unwrap().text, "bee\n");
+    assert!(tree.ahead.borrow().is_none());
+    assert_eq!(tree.read_text(&a, 100).unwrap().text, "four");
+}
+
+/// A read ahead that failed is not the answer: the read is made again,
+/// and says what it finds then (a file made since; a FIFO refused, never
+/// waited on).
+#[test]
+fn a_read_ahead_that_failed_is_made_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = RelPath::new("f").unwrap();
+    let tree = DiskTree::new(tmp.path()).unwrap();
+    tree.read_ahead(&f, 100);
+    // The read ahead fails (no file yet), whenever it runs.
+    while !tree.ahead.borrow().as_ref().unwrap().read.is_finished() {
+        std::thread::yield_now();
+    }
+    std::fs::write(tmp.path().join("f"), "made since\n").unwrap();
+    assert_eq!(tree.read_text(&f, 100).unwrap().text, "made since\n");
+    let fifo = RelPath::new("fifo").unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        tmp.path().join("fifo"),
+        rustix::fs::FileType::Fifo,
+        Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    tree.read_ahead(&fifo, 100);
+    let e = tree.read_text(&fifo, 100).unwrap_err();
+    assert_eq!(refusal(&e), Some(Refusal::Special), "{e}");
+}
+
+/// A file read ahead, then changed by another process before the planner
+/// takes that read: the planner works on the text as it was read, so the
+/// commit must refuse as for any read the file changed after
+/// (`target_changed`), and the other process's text stays.
+#[test]
+fn a_file_changed_after_its_read_ahead_is_never_overwritten() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let mut tree = DiskTree::new(tmp.path()).unwrap();
+    tree.read_ahead(&RelPath::new("a.txt").unwrap(), crate::ir::TOO_LARGE);
+    while !tree.ahead.borrow().as_ref().unwrap().read.is_finished() {
+        std::thread::yield_now();
+    }
+    std::fs::write(tmp.path().join("a.txt"), "one\nTWO, longer\n").unwrap();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** End Patch\n";
+    let apply = crate::Mode::Apply { dry_run: false };
+    let outcome = crate::run(
+        patch,
+        Some(crate::Format::Codex),
+        apply,
+        Some(&mut tree),
+        None,
+    );
+    let codes: Vec<_> = outcome.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [crate::error::Code::TargetChanged], "{outcome:?}");
+    let now = std::fs::read_to_string(tmp.path().join("a.txt")).unwrap();
+    assert_eq!(now, "one\nTWO, longer\n");
+}
