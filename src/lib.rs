@@ -274,6 +274,12 @@ pub struct Options {
     /// `convert --to F`: the located edits printed in format `F`
     /// ([`Outcome::converted`]); needs a tree, writes nothing.
     pub convert: Option<Format>,
+    /// The files' lines added and removed are not counted, and read 0
+    /// ([`FileResult::added`]): for a caller that shows no counts (the
+    /// command line's list of files). Counting visits every changed
+    /// region again, long after the planning left it: a few per cent of a
+    /// large apply.
+    pub uncounted: bool,
 }
 
 /// Runs the whole pipeline on `raw`. `tree` and `root` (canonical) are the
@@ -440,7 +446,7 @@ fn pipeline(
     // The results read the plan alone: where they count many changed
     // regions' lines (in text the planning left long ago), on the other
     // core while the commit writes.
-    outcome.files = if plan.pieces_to_count() >= RESULTS_BESIDE {
+    outcome.files = if !options.uncounted && plan.pieces_to_count() >= RESULTS_BESIDE {
         let (committed, files) = apply::beside::overlap(results, || apply::commit(&plan, tree));
         committed.map_err(|d| vec![*d])?;
         files
@@ -504,7 +510,10 @@ fn file_results(plan: &apply::Plan, options: Options) -> Vec<FileResult> {
         .map(|(_, c)| {
             let path = c.path().to_string();
             let diff = sections.next_if(|(p, _)| *p == path).map(|(_, d)| d);
-            let (added, removed) = c.counts();
+            let (added, removed) = match options.uncounted {
+                true => (0, 0),
+                false => c.counts(),
+            };
             FileResult {
                 path,
                 action: c.action(),

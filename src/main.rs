@@ -484,7 +484,12 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         };
         return failed_command(Code::UsageError, e.into(), json, dry_run);
     }
-    let mut request = read_as_asked(&input, text, &name, wait, mode).fsync(fsync);
+    // Only JSON, `--stat`, `--numstat` and a provider's reply show the
+    // files' line counts; the list of files does not.
+    let shown = input.json || input.stat || input.numstat || input.provider_output.is_some();
+    let mut request = read_as_asked(&input, text, &name, wait, mode)
+        .fsync(fsync)
+        .uncounted(!shown);
     if let Some(root) = &input.root {
         request = request.root(root);
     }

@@ -196,6 +196,12 @@ impl<'a> Request<'a> {
         self
     }
 
+    /// Leaves the files' line counts uncounted (`Options::uncounted`).
+    pub fn uncounted(mut self, on: bool) -> Self {
+        self.options.uncounted = on;
+        self
+    }
+
     /// Each file's review diff in the result ([`Options::diff`]); needs a root.
     pub fn diff(mut self, on: bool) -> Self {
         self.options.diff = on;

@@ -105,6 +105,37 @@ fn a_large_patch_counts_its_lines_beside_the_commit_as_its_dry_run_does() {
     ];
     assert_eq!(results(false), (want.clone(), true));
     assert_eq!(results(true), (want, false));
+
+    // Left uncounted (as the command line's list of files leaves them),
+    // the same apply, the same files, each counted 0.
+    let mut tree = MemTree::default().with_file("f.py", &text);
+    let options = grammar_patch::Options {
+        uncounted: true,
+        ..Default::default()
+    };
+    let apply = Mode::Apply { dry_run: false };
+    let outcome = grammar_patch::run_with(
+        patch.as_str(),
+        Some(Format::Udiff),
+        apply,
+        Some(&mut tree),
+        None,
+        options,
+    );
+    assert!(outcome.ok(), "{:?}", outcome.diagnostics);
+    let files: Vec<_> = (outcome.files.iter())
+        .map(|f| (f.path.as_str(), f.added, f.removed))
+        .collect();
+    assert_eq!(files, [("g.txt", 0, 0), ("f.py", 0, 0)]);
+    let mut counted = MemTree::default().with_file("f.py", &text);
+    run(
+        patch.as_str(),
+        Some(Format::Udiff),
+        apply,
+        Some(&mut counted),
+        None,
+    );
+    assert_eq!(tree.files, counted.files);
 }
 
 /// A file read whole, and one of over 16 MiB (read a piece at a time,

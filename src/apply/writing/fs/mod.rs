@@ -14,7 +14,10 @@
 //! - **No lost update.** Reading a file records its identity (device,
 //!   inode, size, modification and change times); the first swap, removal
 //!   or rename of that path checks it again, and a file someone else changed
-//!   in between fails the step as [`Refusal::Changed`].
+//!   in between fails the step as [`Refusal::Changed`]. A read ahead
+//!   ([`FileTree::read_ahead`], on another thread through its own handle on
+//!   the root) records the identity the file had when that read opened it,
+//!   and only the read of the same path with the same limit takes it.
 //! - **Nothing written in place.** New contents are written to a new file
 //!   beside the target and swapped in (`renameat2` with `RENAME_EXCHANGE`),
 //!   so a reader sees the old file or the new one, never half of one, and
