@@ -7,6 +7,7 @@
 //! format").
 
 use super::{ap, codex, repopatch, searchreplace, udiff, Format};
+use crate::agent::is_patch_id;
 use crate::convert::print;
 use crate::error::Diagnostic;
 use crate::ir::{Patch, Span};
@@ -154,9 +155,9 @@ fn ap_first_path(text: &str) -> Option<&str> {
     let mut lines = text.lines().take(LOOKED_AT);
     let rest = lines.find_map(|line| {
         let (id, rest) = line.split_once(' ')?;
-        let is_id = id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit());
         let rest = rest.trim_start().strip_prefix("FILE")?;
-        (is_id && (rest.is_empty() || rest.starts_with([' ', '\t']))).then(|| rest.trim())
+        let file = rest.is_empty() || rest.starts_with([' ', '\t']);
+        (is_patch_id(id) && file).then(|| rest.trim())
     })?;
     let path = match rest {
         "" | "LF" | "CRLF" | "CR" => lines.map(str::trim).find(|l| !l.is_empty())?,
@@ -169,8 +170,7 @@ fn ap_first_path(text: &str) -> Option<&str> {
 fn is_ap_header(line: &str) -> bool {
     let mut words = line.split_whitespace();
     let id = words.next().unwrap_or("");
-    id.len() == 8
-        && id.bytes().all(|b| b.is_ascii_hexdigit())
+    is_patch_id(id)
         && words.next() == Some("AP")
         && words.next().is_some_and(|v| v.starts_with("3."))
 }
