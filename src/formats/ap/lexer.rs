@@ -3,7 +3,8 @@
 //! for a directive, its keyword and arguments. Each class's Lark
 //! definition is written above its terminal in the grammar, and
 //! `the_lexer_classes_lines_as_the_export_defines_them` holds the two
-//! together.
+//! together. The parse reads the lines under a value's directive as one
+//! terminal instead ([`Lexer::values`]): it needs only where they end.
 //!
 //! The lexer keeps what the classes depend on: the patch ID (from the
 //! header, or from the first `FILE` of a patch without one), whether `END`
@@ -41,6 +42,8 @@ pub enum Tok {
     End,
     Unknown,
     Ignored,
+    /// The lines of a value, all of them (the parse's lexer only).
+    Lines,
 }
 
 impl Tok {
@@ -72,6 +75,7 @@ impl Tok {
             Tok::End => "END_DIRECTIVE",
             Tok::Unknown => "UNKNOWN_DIRECTIVE",
             Tok::Ignored => "IGNORED_TAIL",
+            Tok::Lines => "VALUE_LINES",
         }
     }
 }
@@ -115,6 +119,11 @@ pub struct Lexer<'t> {
     ended: bool,
     /// The line above was a `FILE` directive or its path.
     after_file: bool,
+    /// A value's lines are read as one terminal, `VALUE_LINES` (see
+    /// [`Lexer::values`]).
+    runs: bool,
+    /// The last terminal opens a value: the lines up to the next directive.
+    in_value: bool,
     /// The tabs between the patch ID and a directive: each read as a
     /// space, with a warning.
     pub pads: Vec<Span>,
@@ -128,8 +137,43 @@ impl<'t> Lexer<'t> {
             id: None,
             ended: false,
             after_file: false,
+            runs: false,
+            in_value: false,
             pads: vec![],
         }
+    }
+
+    /// The lexer the parse reads: as [`Lexer::new`], but the lines under a
+    /// directive that opens a value (a head, `RENAME`, a key, an unknown
+    /// directive) are one terminal, `VALUE_LINES`, up to the next
+    /// directive, as `Value` in the grammar takes them. The export's
+    /// classes of those lines are not needed there, and one terminal is one
+    /// step of the LR parser instead of two a line.
+    pub fn values(text: &'t str) -> Self {
+        Lexer {
+            runs: true,
+            ..Lexer::new(text)
+        }
+    }
+
+    /// Whether `line` starts with the patch ID and a blank: a directive.
+    fn is_directive_line(&self, line: &[u8]) -> bool {
+        self.id
+            .is_some_and(|id| line.len() > 8 && is_blank(line[8]) && line.starts_with(id))
+    }
+
+    /// The end of the value's lines from `self.at`: every line up to the
+    /// next directive, or up to a last line without `\n`, which is lexed
+    /// alone for its error.
+    fn value_end(&self) -> usize {
+        let mut at = self.at;
+        while let Some(i) = crate::bytes::find(b'\n', &self.text[at..]) {
+            if self.is_directive_line(&self.text[at..at + i]) {
+                break;
+            }
+            at += i + 1;
+        }
+        at
     }
 }
 
@@ -308,6 +352,14 @@ impl<'t> Iterator for Lexer<'t> {
                 }));
             }
         };
+        if self.runs && self.in_value && self.id.is_some() {
+            self.in_value = false;
+            let end = self.value_end();
+            if end > start {
+                self.at = end;
+                return Some(Ok((start, Tok::Lines, end)));
+            }
+        }
         self.at = end;
         if self.ended {
             if all_blank(line) && end > start + line.len() {
@@ -317,9 +369,7 @@ impl<'t> Iterator for Lexer<'t> {
             return Some(Ok((start, Tok::Ignored, self.text.len())));
         }
         let tok = match self.id {
-            Some(id) if line.len() > 8 && is_blank(line[8]) && line.starts_with(id) => {
-                self.directive(start, line)
-            }
+            Some(_) if self.is_directive_line(line) => self.directive(start, line),
             Some(_) => Ok(text_class(line)),
             None => self.first(start, line),
         };
@@ -328,6 +378,18 @@ impl<'t> Iterator for Lexer<'t> {
             Ok(t) => self.after_file && !is_directive(t),
             Err(_) => false,
         };
+        self.in_value = matches!(
+            tok,
+            Ok(Tok::File
+                | Tok::FileWithPath
+                | Tok::Create
+                | Tok::Rename
+                | Tok::Anchor
+                | Tok::Snippet
+                | Tok::Tail
+                | Tok::Content
+                | Tok::Unknown)
+        );
         Some(tok.map(|t| (start, t, end)))
     }
 }
@@ -336,7 +398,13 @@ impl<'t> Iterator for Lexer<'t> {
 fn is_directive(t: Tok) -> bool {
     !matches!(
         t,
-        Tok::Blank | Tok::Indented | Tok::Hash | Tok::Caret | Tok::Filled | Tok::Foreign
+        Tok::Blank
+            | Tok::Indented
+            | Tok::Hash
+            | Tok::Caret
+            | Tok::Filled
+            | Tok::Foreign
+            | Tok::Lines
     )
 }
 
@@ -388,6 +456,109 @@ mod tests {
         assert_eq!(toks[1], Err(LexError::Unterminated { at: 34 }));
         let toks = classes("a1b2c3d4 END\n\n  ");
         assert_eq!(toks, [Ok(Tok::End), Ok(Tok::Blank), Ok(Tok::Ignored)]);
+    }
+
+    /// What [`Lexer::values`] should give for `text`: [`Lexer::new`]'s
+    /// terminals, with the text lines after a directive that opens a value
+    /// taken together as one `VALUE_LINES`.
+    fn merged(text: &str) -> Vec<Result<(usize, Tok, usize), LexError>> {
+        let opens = |t: Tok| {
+            matches!(
+                t,
+                Tok::File
+                    | Tok::FileWithPath
+                    | Tok::Create
+                    | Tok::Rename
+                    | Tok::Anchor
+                    | Tok::Snippet
+                    | Tok::Tail
+                    | Tok::Content
+                    | Tok::Unknown
+            )
+        };
+        let mut out: Vec<Result<(usize, Tok, usize), LexError>> = vec![];
+        let mut in_value = false;
+        for t in Lexer::new(text) {
+            match (t, out.last_mut()) {
+                (Ok((_, tok, end)), Some(Ok((_, Tok::Lines, last)))) if !is_directive(tok) => {
+                    *last = end;
+                }
+                (Ok((start, tok, end)), _) if in_value && !is_directive(tok) => {
+                    out.push(Ok((start, Tok::Lines, end)));
+                }
+                (t, _) => {
+                    in_value = t.is_ok_and(|(_, tok, _)| opens(tok));
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_values_lines_are_one_terminal_for_the_parse() {
+        let text = "# c\na1b2c3d4 AP 3.2\n\nstray\na1b2c3d4 FILE\nm.py\n\na1b2c3d4 CREATE\n\
+                    a1b2c3d4 content\nx\n\n  y\n# z\n^w\nffffffff REPLACE\na1b2c3d4 REPLACE\n\
+                    a1b2c3d4 snippet\nv\na1b2c3d4 scope_end 2\n\na1b2c3d4 content\nlast";
+        let got: Vec<_> = Lexer::values(text).collect();
+        assert_eq!(got, merged(text));
+        let toks: Vec<Tok> = got
+            .iter()
+            .map(|t| t.map_or(Tok::Unknown, |t| t.1))
+            .collect();
+        use Tok::*;
+        assert_eq!(
+            toks,
+            [
+                Hash,
+                Header,
+                Blank,
+                Filled,
+                File,
+                Lines,
+                CreateAction,
+                Content,
+                Lines,
+                Replace,
+                Snippet,
+                Lines,
+                Opt,
+                Blank,
+                Content,
+                Unknown
+            ]
+        );
+        // The path's lines run to `CREATE`, which stays the file's action.
+        let path = got[5].unwrap();
+        assert_eq!(&text[path.0..path.2], "m.py\n\n");
+        // The content's lines take the blank and foreign lines among them.
+        let content = got[8].unwrap();
+        assert_eq!(
+            &text[content.0..content.2],
+            "x\n\n  y\n# z\n^w\nffffffff REPLACE\n"
+        );
+        // A last line without `\n` is lexed alone, for its error.
+        assert_eq!(
+            got.last(),
+            Some(&Err(LexError::Unterminated { at: text.len() }))
+        );
+    }
+
+    /// Every ap patch of the fixtures lexes for the parse as its lines
+    /// do, merged.
+    #[test]
+    fn the_fixtures_lex_for_the_parse_as_their_lines_merged() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ap");
+        let mut seen = 0;
+        for case in std::fs::read_dir(dir).expect("ap fixtures") {
+            let Ok(text) = std::fs::read_to_string(case.expect("entry").path().join("patch"))
+            else {
+                continue;
+            };
+            assert_eq!(Lexer::values(&text).collect::<Vec<_>>(), merged(&text));
+            seen += 1;
+        }
+        assert!(seen > 100, "{seen} ap fixtures");
     }
 
     #[test]

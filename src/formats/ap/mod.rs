@@ -231,7 +231,7 @@ pub fn parse<'t>(
     tolerant: bool,
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
     let input = &text[body.start..body.end];
-    let mut lexer = lexer::Lexer::new(input);
+    let mut lexer = lexer::Lexer::values(input);
     let tree = grammar::LooseParser::new().parse(&mut lexer).map_err(|e| {
         vec![drifted_before(&e, input, body.start)
             .unwrap_or_else(|| syntax_error(e, text, body.start))]
