@@ -77,6 +77,11 @@ pub fn overlap<A, B: Send>(task: impl FnOnce() -> B + Send, mine: impl FnOnce() 
     })
 }
 
+/// How large a file is (in bytes) before a pass over it is made beside
+/// other work (its brackets counted, its edits' keys hashed): starting a
+/// thread costs more than that work on a smaller file.
+pub const LARGE_FILE: usize = 1 << 20;
+
 /// How many chunks make a pass worth a second thread (a count of 32,768
 /// lines or more): below that, starting the thread costs more than it
 /// saves.

@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::beside;
 use super::index::BlockKeys;
 use super::text::{hash_key, soft_eq, FileText, Key, Region};
 use crate::ir::{Edit, Hint, Level, Line, Locator, RangeEnd};
@@ -50,8 +51,23 @@ impl<'b> Want<'b> {
 /// chooses it). An edit with a line hint is left out: the exact match at
 /// its hint needs no index, and a hint that misses is sought as a later
 /// level is ([`expect_at`]).
+#[cfg(test)]
 pub fn expect(file: &FileText, edits: &[Edit]) {
     expect_keys(file, Keys::of(edits));
+}
+
+/// `text` split into lines (`lone_cr`: a lone `\r` ends one), told its
+/// edits' keys as [`expect`] tells them. A large file's keys are made on
+/// the other core while it is split: their lines are scattered through
+/// the patch, each a miss of the cache.
+pub fn split_expecting<'t>(text: &'t str, lone_cr: bool, edits: &[Edit]) -> FileText<'t> {
+    let split = || FileText::with_breaks(text, lone_cr);
+    let (file, keys) = match text.len() >= beside::LARGE_FILE {
+        true => beside::overlap(|| Keys::of(edits), split),
+        false => (split(), Keys::of(edits)),
+    };
+    expect_keys(&file, keys);
+    file
 }
 
 /// Tells `file` the keys of kind `kind` that the edits' blocks have at

@@ -7,7 +7,7 @@ use super::assemble::{assemble, dominant, reshapes, Shape};
 use super::op::render_new;
 use super::plan::{OpCx, Step};
 use crate::apply::matching::beside;
-use crate::apply::matching::find::{expect_keys, Keys};
+use crate::apply::matching::find::split_expecting;
 use crate::apply::matching::locate::Locating;
 use crate::apply::matching::text::FileText;
 use crate::apply::output::{Builder, Output, Pieces};
@@ -77,7 +77,8 @@ impl<'s> OpCx<'_, 's> {
         // only when the edits change it, but it is a pass over the whole
         // file that took a twentieth of a large ap apply, and the thread
         // has the placing's time to start in.
-        let counting = self.policy.finish.bracket_check && base.is_none() && text.len() >= BESIDE;
+        let counting =
+            self.policy.finish.bracket_check && base.is_none() && text.len() >= beside::LARGE_FILE;
         let target = TargetText::default();
         let mut place = || match self.policy.sequential {
             true => self.in_order(rel, text, edits),
@@ -125,17 +126,7 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
-        // A large file's split into lines leaves the edits' keys to be
-        // hashed beside it: their lines are scattered through the patch,
-        // each a miss of the cache.
-        let lone_cr = self.policy.lone_cr_breaks;
-        let split = || FileText::with_breaks(text, lone_cr);
-        let (mut file, keys) = if text.len() >= BESIDE {
-            beside::overlap(|| Keys::of(edits), split)
-        } else {
-            (split(), Keys::of(edits))
-        };
-        expect_keys(&file, keys);
+        let mut file = split_expecting(text, self.policy.lone_cr_breaks, edits);
         let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, target);
         loc.locate_all(edits);
         self.warnings.append(&mut loc.warnings);
@@ -178,11 +169,6 @@ impl<'s> OpCx<'_, 's> {
         }
     }
 }
-
-/// How large a file is (in bytes) before its brackets are counted, and
-/// its edits' keys hashed, on another thread (`beside.rs`): starting one
-/// costs more than that work on a smaller file.
-const BESIDE: usize = 1 << 20;
 
 /// A new file's content as text, each line ending with the op's line end,
 /// or else the one new lines of `like` would get.

@@ -5,7 +5,7 @@
 use super::evolve::{self, Evolving, NIL};
 use super::plan::{OpCx, Step};
 use crate::apply::matching::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
-use crate::apply::matching::find::{self, Want};
+use crate::apply::matching::find::{self, split_expecting, Want};
 use crate::apply::matching::indent::{self, Indent};
 use crate::apply::matching::locate::{Locating, Miss, Part};
 use crate::apply::matching::text::FileText;
@@ -35,7 +35,7 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
-        let file = FileText::with_breaks(text, self.policy.lone_cr_breaks);
+        let file = split_expecting(text, self.policy.lone_cr_breaks, edits);
         if file.len() >= evolve::MAX_LINES {
             return self.fail(
                 Diagnostic::new(
@@ -45,7 +45,6 @@ impl<'s> OpCx<'_, 's> {
                 .path(rel.as_str()),
             );
         }
-        crate::apply::matching::find::expect(&file, edits);
         let mut ev = Evolving::new(file, self.source, edits);
         let mut cursor = NIL;
         let mut failed = 0;
