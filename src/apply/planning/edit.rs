@@ -147,11 +147,16 @@ impl<'s> OpCx<'_, 's> {
     }
 
     /// A file whose brackets balanced before the patch and not after it.
-    /// The edits' change to the counts (what they added minus what they
-    /// removed) comes first: when it is nothing, the file balances after
-    /// exactly when it did before, and the original is not scanned whole
-    /// (`before`, its count, when it was counted beside the placing).
+    /// `before` is the original's count when it was made beside the
+    /// placing: a file that did not balance is not warned about, and the
+    /// edits are not walked. Otherwise the edits' change to the counts
+    /// (what they added minus what they removed) comes first: when it is
+    /// nothing, the file balances after exactly when it did before, and
+    /// the original is not scanned whole.
     fn brackets(&mut self, rel: &RelPath, output: &Output, before: Option<[i64; 3]>) {
+        if before.is_some_and(|count| count != [0; 3]) {
+            return;
+        }
         let mut delta = [0i64; 3];
         output.changes(|text, added| {
             let (c, sign) = (brackets(text), if added { 1 } else { -1 });
