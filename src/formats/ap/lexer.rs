@@ -378,20 +378,26 @@ impl<'t> Iterator for Lexer<'t> {
             Ok(t) => self.after_file && !is_directive(t),
             Err(_) => false,
         };
-        self.in_value = matches!(
-            tok,
-            Ok(Tok::File
-                | Tok::FileWithPath
-                | Tok::Create
-                | Tok::Rename
-                | Tok::Anchor
-                | Tok::Snippet
-                | Tok::Tail
-                | Tok::Content
-                | Tok::Unknown)
-        );
+        self.in_value = tok.is_ok_and(opens_value);
         Some(tok.map(|t| (start, t, end)))
     }
+}
+
+/// Whether a class is a directive's that the lines under it are the
+/// value of (`Value` in the grammar).
+fn opens_value(t: Tok) -> bool {
+    matches!(
+        t,
+        Tok::File
+            | Tok::FileWithPath
+            | Tok::Create
+            | Tok::Rename
+            | Tok::Anchor
+            | Tok::Snippet
+            | Tok::Tail
+            | Tok::Content
+            | Tok::Unknown
+    )
 }
 
 /// Whether a class is a directive's.
@@ -462,20 +468,6 @@ mod tests {
     /// terminals, with the text lines after a directive that opens a value
     /// taken together as one `VALUE_LINES`.
     fn merged(text: &str) -> Vec<Result<(usize, Tok, usize), LexError>> {
-        let opens = |t: Tok| {
-            matches!(
-                t,
-                Tok::File
-                    | Tok::FileWithPath
-                    | Tok::Create
-                    | Tok::Rename
-                    | Tok::Anchor
-                    | Tok::Snippet
-                    | Tok::Tail
-                    | Tok::Content
-                    | Tok::Unknown
-            )
-        };
         let mut out: Vec<Result<(usize, Tok, usize), LexError>> = vec![];
         let mut in_value = false;
         for t in Lexer::new(text) {
@@ -487,7 +479,7 @@ mod tests {
                     out.push(Ok((start, Tok::Lines, end)));
                 }
                 (t, _) => {
-                    in_value = t.is_ok_and(|(_, tok, _)| opens(tok));
+                    in_value = t.is_ok_and(|(_, tok, _)| opens_value(tok));
                     out.push(t);
                 }
             }
