@@ -383,7 +383,7 @@ impl<'a> Lowering<'a, Codex<'a>> {
                 // Each line is read by its first byte, the prefix its line
                 // rule requires (an empty line is its `\n` alone).
                 Rule::hunk_lines => {
-                    for line in p.as_str().split_inclusive('\n') {
+                    for line in crate::newlines::lines_inclusive(p.as_str()) {
                         match line.as_bytes()[0] {
                             b'-' => old.push(Line::of(body_of(line))),
                             b'+' => new.push(NewLine::Add(Line::of(body_of(line)))),

@@ -44,22 +44,15 @@ impl<'b> Want<'b> {
     }
 }
 
-/// Tells `file` which keys the edits will look up: those of their old
-/// blocks, anchors and range ends at each edit's first level, the one
-/// every search starts with. The file counts them, and indexes only the
-/// lines of each block's pivot (its rarest line, chosen as [`find`]
-/// chooses it). An edit with a line hint is left out: the exact match at
-/// its hint needs no index, and a hint that misses is sought as a later
-/// level is ([`expect_at`]).
-#[cfg(test)]
-pub fn expect(file: &FileText, edits: &[Edit]) {
-    expect_keys(file, Keys::of(edits));
-}
-
-/// `text` split into lines (`lone_cr`: a lone `\r` ends one), told its
-/// edits' keys as [`expect`] tells them. A large file's keys are made on
-/// the other core while it is split: their lines are scattered through
-/// the patch, each a miss of the cache.
+/// `text` split into lines (`lone_cr`: a lone `\r` ends one), told which
+/// keys the edits will look up: those of their old blocks, anchors and
+/// range ends at each edit's first level, the one every search starts
+/// with. The file counts them, and indexes only the lines of each block's
+/// pivot (its rarest line, chosen as [`find`] chooses it). An edit with a
+/// line hint is left out: the exact match at its hint needs no index, and
+/// a hint that misses is sought as a later level is ([`expect_at`]). A
+/// large file's keys are made on the other core while it is split: their
+/// lines are scattered through the patch, each a miss of the cache.
 pub fn split_expecting<'t>(text: &'t str, lone_cr: bool, edits: &[Edit]) -> FileText<'t> {
     let split = || FileText::with_breaks(text, lone_cr);
     let (file, keys) = match text.len() >= beside::LARGE_FILE {
@@ -556,7 +549,7 @@ mod tests {
                     }
                 })
                 .collect();
-            expect(&f, &edits);
+            expect_keys(&f, Keys::of(&edits));
             let kind = Key::at(levels[0]);
             for e in &edits {
                 for block in [e.old, e.locator.anchor().unwrap_or(&[])] {

@@ -2,6 +2,7 @@
 //! after every edit, searched line by line.
 
 use super::*;
+use crate::apply::matching::find::{expect_keys, Keys};
 use crate::ir::{Locator, New, Place, Span, Uniqueness};
 use proptest::prelude::*;
 
@@ -119,7 +120,7 @@ proptest! {
             })
             .collect();
         if told {
-            crate::apply::matching::find::expect(&file, &edits);
+            expect_keys(&file, Keys::of(&edits));
         }
         let mut ev = Evolving::new(file, "", &edits);
         let mut removed_by = vec![None; n];
