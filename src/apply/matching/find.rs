@@ -44,7 +44,8 @@ impl<'b> Want<'b> {
     }
 }
 
-/// `text` split into lines (`lone_cr`: a lone `\r` ends one), told which
+/// `text` split into lines (`lone_cr`: a lone `\r` ends one; `blank_ends`:
+/// noting the lines that end in a blank, [`FileText::split`]), told which
 /// keys the edits will look up: those of their old blocks, anchors and
 /// range ends at each edit's first level, the one every search starts
 /// with. The file counts them, and indexes only the lines of each block's
@@ -53,8 +54,13 @@ impl<'b> Want<'b> {
 /// a hint that misses is sought as a later level is ([`expect_at`]). A
 /// large file's keys are made on the other core while it is split: their
 /// lines are scattered through the patch, each a miss of the cache.
-pub fn split_expecting<'t>(text: &'t str, lone_cr: bool, edits: &[Edit]) -> FileText<'t> {
-    let split = || FileText::with_breaks(text, lone_cr);
+pub fn split_expecting<'t>(
+    text: &'t str,
+    lone_cr: bool,
+    blank_ends: bool,
+    edits: &[Edit],
+) -> FileText<'t> {
+    let split = || FileText::split(text, lone_cr, blank_ends);
     let (file, keys) = match text.len() >= beside::LARGE_FILE {
         true => beside::overlap(|| Keys::of(edits), split),
         false => (split(), Keys::of(edits)),

@@ -19,11 +19,13 @@ pub struct Starts {
 
 impl Starts {
     /// The starts `all` yields (ascending), with room for about `lines`.
-    pub fn new<I: Iterator<Item = u32> + Clone>(all: I, lines: usize) -> Starts {
+    /// `all` is walked once, so that whatever it notes on the way (the
+    /// splitter's blank-ended lines) it notes once.
+    pub fn new(mut all: impl Iterator<Item = u32>, lines: usize) -> Starts {
         let mut bases = Vec::with_capacity((lines >> RUN_SHIFT) + 1);
         let mut offsets = Vec::with_capacity(lines);
         let mut base = 0;
-        for start in all.clone() {
+        while let Some(start) = all.next() {
             if offsets.len() & ((1 << RUN_SHIFT) - 1) == 0 {
                 base = start;
                 bases.push(start);
@@ -31,7 +33,14 @@ impl Starts {
             match u16::try_from(start - base) {
                 Ok(off) => offsets.push(off),
                 Err(_) => {
-                    let bases: Vec<u32> = all.collect();
+                    // A run too long for offsets: every line a run of one,
+                    // the starts read so far included.
+                    let runs = Starts {
+                        shift: RUN_SHIFT,
+                        bases,
+                        offsets,
+                    };
+                    let bases: Vec<u32> = runs.iter().chain([start]).chain(all).collect();
                     let offsets = vec![0; bases.len()];
                     return Starts {
                         shift: 0,

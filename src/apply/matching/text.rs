@@ -47,6 +47,8 @@ pub struct FileText<'a> {
     /// Whether every line's keys of two kinds agree, asked once a pair
     /// ([`FileText::keys_agree`]).
     agree: [OnceCell<bool>; 2],
+    /// Where a line feed follows a space or a tab ([`FileText::blank_ended`]).
+    blank_ended: OnceCell<Vec<u32>>,
 }
 
 impl<'a> FileText<'a> {
@@ -57,6 +59,14 @@ impl<'a> FileText<'a> {
 
     /// Splits at `\n`, and with `lone_cr` also at a `\r` not followed by `\n`.
     pub fn with_breaks(text: &'a str, lone_cr: bool) -> Self {
+        Self::split(text, lone_cr, false)
+    }
+
+    /// [`FileText::with_breaks`]; with `blank_ends`, also notes where a
+    /// line ends in a space or a tab ([`FileText::blank_ended`]) while the
+    /// split has each line feed's bytes at hand: asked later, that is a
+    /// second pass over the whole text, out of the cache by then.
+    pub fn split(text: &'a str, lone_cr: bool, blank_ends: bool) -> Self {
         debug_assert!(text.len() < u32::MAX as usize);
         let bytes = text.as_bytes();
         // A byte-order mark belongs to the file, not to its first line.
@@ -65,6 +75,13 @@ impl<'a> FileText<'a> {
         let broken = text.ends_with('\n') || (lone_cr && text.ends_with('\r'));
         let end = (text.len() != first as usize && !broken).then_some(text.len() as u32);
         let lines = text.len() / 32 + 2;
+        let mut blank = vec![];
+        let mut note = |i: usize| {
+            if blank_ends && blank_end(bytes, i) {
+                blank.push(i as u32);
+            }
+            i as u32 + 1
+        };
         // Where a lone `\r` breaks a line, the one pass that finds the
         // breaks also tells whether the text holds a `\r` at all: a
         // search for one first was a second pass over the whole text.
@@ -76,10 +93,12 @@ impl<'a> FileText<'a> {
                     bytes.get(i + 1) != Some(&b'\n')
                 }
             });
-            let all = ends.map(|i| i as u32 + 1);
-            Starts::new(std::iter::once(first).chain(all).chain(end), lines)
+            Starts::new(
+                std::iter::once(first).chain(ends.map(&mut note)).chain(end),
+                lines,
+            )
         } else {
-            let all = newlines(bytes).map(|i| i as u32 + 1);
+            let all = newlines(bytes).map(&mut note);
             Starts::new(std::iter::once(first).chain(all).chain(end), lines)
         };
         FileText {
@@ -88,6 +107,10 @@ impl<'a> FileText<'a> {
             no_cr: lone_cr && !cr.get(),
             indexes: Indexes::default(),
             agree: Default::default(),
+            blank_ended: match blank_ends {
+                true => OnceCell::from(blank),
+                false => OnceCell::new(),
+            },
         }
     }
 
@@ -173,14 +196,16 @@ impl<'a> FileText<'a> {
     }
 
     /// Where a line feed ends a line right after a space or a tab, as
-    /// offsets, ascending: a byte check at each line's end, not a scan of
-    /// the whole text.
-    pub fn blank_ended(&self) -> Vec<u32> {
-        let b = self.text.as_bytes();
-        let ends = self.starts.iter().skip(1).map(|s| s as usize);
-        ends.filter(|&s| s >= 2 && b[s - 1] == b'\n' && matches!(b[s - 2], b' ' | b'\t'))
-            .map(|s| s as u32 - 1)
-            .collect()
+    /// offsets, ascending: noted by the split if it was asked to, else
+    /// (a file split without) a byte check at each line's end, not a scan
+    /// of the whole text.
+    pub fn blank_ended(&self) -> &[u32] {
+        self.blank_ended.get_or_init(|| {
+            let ends = self.starts.iter().skip(1).map(|s| s as usize - 1);
+            ends.filter(|&i| blank_end(self.text.as_bytes(), i))
+                .map(|i| i as u32)
+                .collect()
+        })
     }
 
     /// The ending of line `i`: `"\n"`, `"\r\n"` or `""` for a last line without one.
@@ -244,6 +269,11 @@ impl Key {
             Key::Undecorated => Cow::Borrowed(strip_decoration(trim(line))),
         }
     }
+}
+
+/// Whether `bytes[i]` is a line feed right after a space or a tab.
+fn blank_end(bytes: &[u8], i: usize) -> bool {
+    i > 0 && bytes[i] == b'\n' && matches!(bytes[i - 1], b' ' | b'\t')
 }
 
 /// Line `i` of `text`, whose lines start at `starts`, with its ending.
@@ -402,6 +432,9 @@ mod tests {
                 .map(|i| format!("{}{}\n", "y".repeat(1500), [" ", ""][i % 2]))
                 .collect(),
         );
+        // Runs of short lines, then lines too long for runs: the split
+        // goes over to a run a line after noting blank ends.
+        texts.push("a \n".repeat(130) + &format!("{} \n", "z".repeat(70_000)).repeat(3));
         for t in texts {
             let b = t.as_bytes();
             let want: Vec<u32> = (1..b.len())
@@ -411,6 +444,11 @@ mod tests {
             for lone_cr in [false, true] {
                 let f = FileText::with_breaks(&t, lone_cr);
                 assert_eq!(f.blank_ended(), want, "{t:?}, lone_cr {lone_cr}");
+                // Noted by the split: the same, and the same lines.
+                let noted = FileText::split(&t, lone_cr, true);
+                assert_eq!(noted.blank_ended.get().map(Vec::as_slice), Some(&want[..]));
+                assert!((0..=f.len()).all(|i| noted.start(i) == f.start(i)));
+                assert_eq!(noted.len(), f.len());
             }
         }
     }

@@ -57,7 +57,6 @@ pub fn assemble<'p>(
         whole: shape.eol.is_some() || shape.finish.strip_trailing_whitespace,
         strip: shape.finish.strip_trailing_whitespace,
         cr: NextCr::new(),
-        blank: BlankEnds::default(),
     };
     out.b.push_original(0, file.prefix_len());
     let mut cursor = 0;
@@ -152,23 +151,6 @@ struct Out<'p, 'f> {
     whole: bool,
     strip: bool,
     cr: NextCr,
-    blank: BlankEnds,
-}
-
-/// Where the file's lines end in a blank (a `\n` after a space or a tab),
-/// found for all lines when first asked: the ranges asked about, one for
-/// each kept run of lines, are many and mostly short.
-#[derive(Default)]
-struct BlankEnds(Option<Vec<u32>>);
-
-impl BlankEnds {
-    /// The `\n`s after a blank in `file.text[start..end]`, as offsets in it.
-    fn within(&mut self, file: &FileText, start: usize, end: usize) -> &[u32] {
-        let all = self.0.get_or_insert_with(|| file.blank_ended());
-        let from = all.partition_point(|&i| (i as usize) < start);
-        let to = all.partition_point(|&i| (i as usize) < end);
-        &all[from..to]
-    }
 }
 
 /// Where the next `\r` at or after a point of the file is, so that the
@@ -272,8 +254,15 @@ impl Out<'_, '_> {
     fn lf_only(&mut self, start: usize, end: usize) {
         let text = self.file.text;
         let bytes = &text.as_bytes()[start..end];
+        // The `\n`s after a blank in `start..end`, from the file's list of
+        // them (noted by its split): the ranges asked about, one for each
+        // kept run of lines, are many and mostly short.
         let blank_ends = match self.strip {
-            true => self.blank.within(self.file, start, end),
+            true => {
+                let all = self.file.blank_ended();
+                let from = all.partition_point(|&i| (i as usize) < start);
+                &all[from..all.partition_point(|&i| (i as usize) < end)]
+            }
             false => &[],
         };
         // A last line without an ending gets one. `start..end` is whole
@@ -351,7 +340,6 @@ mod tests {
                                 whole: true,
                                 strip,
                                 cr: NextCr::new(),
-                                blank: BlankEnds::default(),
                             };
                             let (start, end) = (file.start(from), file.start(to));
                             match fast {

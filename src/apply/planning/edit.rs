@@ -126,7 +126,12 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
-        let mut file = split_expecting(text, self.policy.lone_cr_breaks, edits);
+        let mut file = split_expecting(
+            text,
+            self.policy.lone_cr_breaks,
+            shape.finish.strip_trailing_whitespace,
+            edits,
+        );
         let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, target);
         loc.locate_all(edits);
         self.warnings.append(&mut loc.warnings);

@@ -35,7 +35,12 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
-        let file = split_expecting(text, self.policy.lone_cr_breaks, edits);
+        let file = split_expecting(
+            text,
+            self.policy.lone_cr_breaks,
+            self.policy.finish.strip_trailing_whitespace,
+            edits,
+        );
         if file.len() >= evolve::MAX_LINES {
             return self.fail(
                 Diagnostic::new(

@@ -167,11 +167,12 @@ impl<'t> Lexer<'t> {
     /// alone for its error.
     fn value_end(&self) -> usize {
         let mut at = self.at;
-        while let Some(i) = crate::bytes::find(b'\n', &self.text[at..]) {
-            if self.is_directive_line(&self.text[at..at + i]) {
+        for i in crate::newlines::newlines(&self.text[self.at..]) {
+            let feed = self.at + i;
+            if self.is_directive_line(&self.text[at..feed]) {
                 break;
             }
-            at += i + 1;
+            at = feed + 1;
         }
         at
     }
