@@ -12,6 +12,7 @@
 //! ASCII is never escaped, so line ends, prefixes and every keyword of every
 //! format read as they are.
 
+use crate::apply::Split;
 use std::borrow::Cow;
 
 /// The first character of the reserved block: byte `b` is `BASE + b`.
@@ -45,6 +46,9 @@ pub struct Decoded {
     /// are its own: a writer need not search it again. `false` says
     /// nothing either way.
     pub plain: bool,
+    /// The text's lines, where the read split them beside other work
+    /// (`FileTree::read_ahead`) for the planner to take.
+    pub lines: Option<Split>,
 }
 
 /// [`decode`], saying whether the text was found plain on the way.
@@ -53,13 +57,19 @@ pub fn decoded(bytes: Vec<u8>) -> Decoded {
         return Decoded {
             text: decode_slow(&bytes),
             plain: false,
+            lines: None,
         };
     }
     match String::from_utf8(bytes) {
-        Ok(text) => Decoded { text, plain: true },
+        Ok(text) => Decoded {
+            text,
+            plain: true,
+            lines: None,
+        },
         Err(e) => Decoded {
             text: decode_slow(e.as_bytes()),
             plain: false,
+            lines: None,
         },
     }
 }
@@ -173,6 +183,7 @@ impl Decoder {
             None => Decoded {
                 text: self.text,
                 plain: true,
+                lines: None,
             },
         }
     }
@@ -383,7 +394,8 @@ mod tests {
                 d.finish(),
                 Decoded {
                     text: text.to_string(),
-                    plain: true
+                    plain: true,
+                    lines: None,
                 }
             );
         }

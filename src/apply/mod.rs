@@ -27,6 +27,7 @@ pub mod tree;
 pub mod writing;
 
 pub(crate) use matching::beside;
+pub(crate) use matching::text::Split;
 #[cfg(any(test, feature = "internals"))]
 pub use planning::plan::plan;
 #[doc(hidden)]

@@ -124,8 +124,9 @@ pub trait FileTree {
     }
     /// A hint that [`FileTree::read_text`] of `path` with `limit` comes
     /// next: a tree may begin that read now, beside other work, and hand
-    /// it over then, stamped as the file was when the read began. It is
-    /// a guess, and costs only the read when wrong. By default, nothing.
+    /// it over then, stamped as the file was when the read began, and
+    /// split into lines there too (`Decoded::lines`). It is a guess, and
+    /// costs only the read when wrong. By default, nothing.
     fn read_ahead(&self, _path: &RelPath, _limit: u64) {}
     /// The names in a directory, sorted.
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use super::beside;
 use super::index::BlockKeys;
-use super::text::{hash_key, soft_eq, FileText, Key, Region};
+use super::text::{hash_key, soft_eq, FileText, Key, Region, Split};
 use crate::ir::{Edit, Hint, Level, Line, Locator, RangeEnd};
 use crate::trim::trim;
 
@@ -45,23 +45,27 @@ impl<'b> Want<'b> {
 }
 
 /// `text` split into lines (`lone_cr`: a lone `\r` ends one; `blank_ends`:
-/// noting the lines that end in a blank, [`FileText::split`]), told which
-/// keys the edits will look up: those of their old blocks, anchors and
-/// range ends at each edit's first level, the one every search starts
+/// noting the lines that end in a blank, [`FileText::split`]), or the
+/// lines already `made` of it where they fit ([`FileText::adopt`]), told
+/// which keys the edits will look up: those of their old blocks, anchors
+/// and range ends at each edit's first level, the one every search starts
 /// with. The file counts them, and indexes only the lines of each block's
 /// pivot (its rarest line, chosen as [`find`] chooses it). An edit with a
 /// line hint is left out: the exact match at its hint needs no index, and
 /// a hint that misses is sought as a later level is ([`expect_at`]). A
-/// large file's keys are made on the other core while it is split: their
-/// lines are scattered through the patch, each a miss of the cache.
+/// large file split here has its keys made on the other core meanwhile:
+/// their lines are scattered through the patch, each a miss of the cache.
 pub fn split_expecting<'t>(
     text: &'t str,
     lone_cr: bool,
     blank_ends: bool,
+    made: Option<Split>,
     edits: &[Edit],
 ) -> FileText<'t> {
-    let split = || FileText::split(text, lone_cr, blank_ends);
-    let (file, keys) = match text.len() >= beside::LARGE_FILE {
+    let made = made.filter(|m| m.fits(text, lone_cr));
+    let beside = made.is_none() && text.len() >= beside::LARGE_FILE;
+    let split = || FileText::adopt(text, made, lone_cr, blank_ends);
+    let (file, keys) = match beside {
         true => beside::overlap(|| Keys::of(edits), split),
         false => (split(), Keys::of(edits)),
     };

@@ -11,6 +11,7 @@ const RUN_SHIFT: u32 = 6;
 /// line is a run of its own, 6 bytes a line, in a file that long lines
 /// make large for its count of lines. Either way a start is one shift, two
 /// loads and an add.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Starts {
     shift: u32,
     bases: Vec<u32>,

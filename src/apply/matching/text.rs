@@ -51,22 +51,30 @@ pub struct FileText<'a> {
     blank_ended: OnceCell<Vec<u32>>,
 }
 
-impl<'a> FileText<'a> {
-    #[cfg(test)]
-    pub fn new(text: &'a str) -> Self {
-        Self::with_breaks(text, false)
-    }
+/// Where a text's lines start, with what the pass that found them
+/// noted on the way: the work of [`FileText::split`], which a file read
+/// beside the parse does there (`FileTree::read_ahead`), for the
+/// planner's [`FileText`] of the same text to take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    starts: Starts,
+    /// The length of the text split, which a text taking these lines must
+    /// have.
+    len: usize,
+    /// The pass broke lines at a lone `\r` too, and so searched for `\r`s
+    /// ...
+    searched_cr: bool,
+    /// ... and found one (lone or not).
+    cr: bool,
+    /// Where a line feed follows a space or a tab, if asked.
+    blank_ended: Option<Vec<u32>>,
+}
 
-    /// Splits at `\n`, and with `lone_cr` also at a `\r` not followed by `\n`.
-    pub fn with_breaks(text: &'a str, lone_cr: bool) -> Self {
-        Self::split(text, lone_cr, false)
-    }
-
-    /// [`FileText::with_breaks`]; with `blank_ends`, also notes where a
-    /// line ends in a space or a tab ([`FileText::blank_ended`]) while the
-    /// split has each line feed's bytes at hand: asked later, that is a
-    /// second pass over the whole text, out of the cache by then.
-    pub fn split(text: &'a str, lone_cr: bool, blank_ends: bool) -> Self {
+impl Split {
+    /// `text`'s lines: at each `\n`, and with `lone_cr` also at a `\r`
+    /// not followed by `\n`; with `blank_ends`, noting the lines that end
+    /// in a space or a tab.
+    pub fn of(text: &str, lone_cr: bool, blank_ends: bool) -> Split {
         debug_assert!(text.len() < u32::MAX as usize);
         let bytes = text.as_bytes();
         // A byte-order mark belongs to the file, not to its first line.
@@ -101,15 +109,61 @@ impl<'a> FileText<'a> {
             let all = newlines(bytes).map(&mut note);
             Starts::new(std::iter::once(first).chain(all).chain(end), lines)
         };
+        Split {
+            starts,
+            len: text.len(),
+            searched_cr: lone_cr,
+            cr: cr.get(),
+            blank_ended: blank_ends.then_some(blank),
+        }
+    }
+
+    /// Whether these are the lines [`Split::of`] makes of `text` with
+    /// `lone_cr`: a split of a text as long, made with the same breaks, or
+    /// with a lone `\r` breaking a line in a text that has no `\r`, where
+    /// the two kinds of break agree. The planner's reads hand each text
+    /// the split made of it, so the length only guards against a mix-up.
+    pub fn fits(&self, text: &str, lone_cr: bool) -> bool {
+        self.len == text.len() && (self.searched_cr == lone_cr || (self.searched_cr && !self.cr))
+    }
+}
+
+impl<'a> FileText<'a> {
+    #[cfg(test)]
+    pub fn new(text: &'a str) -> Self {
+        Self::with_breaks(text, false)
+    }
+
+    /// Splits at `\n`, and with `lone_cr` also at a `\r` not followed by `\n`.
+    pub fn with_breaks(text: &'a str, lone_cr: bool) -> Self {
+        Self::split(text, lone_cr, false)
+    }
+
+    /// [`FileText::with_breaks`]; with `blank_ends`, also notes where a
+    /// line ends in a space or a tab ([`FileText::blank_ended`]) while the
+    /// split has each line feed's bytes at hand: asked later, that is a
+    /// second pass over the whole text, out of the cache by then.
+    pub fn split(text: &'a str, lone_cr: bool, blank_ends: bool) -> Self {
+        Self::adopt(text, None, lone_cr, blank_ends)
+    }
+
+    /// [`FileText::split`], taking the lines of `made` where they are this
+    /// text's lines as that split would make them ([`Split::fits`]): a
+    /// file read beside the parse was split there too.
+    pub fn adopt(text: &'a str, made: Option<Split>, lone_cr: bool, blank_ends: bool) -> Self {
+        let split = match made.filter(|m| m.fits(text, lone_cr)) {
+            Some(made) => made,
+            None => Split::of(text, lone_cr, blank_ends),
+        };
         FileText {
             text,
-            starts,
-            no_cr: lone_cr && !cr.get(),
+            starts: split.starts,
+            no_cr: split.searched_cr && !split.cr,
             indexes: Indexes::default(),
             agree: Default::default(),
-            blank_ended: match blank_ends {
-                true => OnceCell::from(blank),
-                false => OnceCell::new(),
+            blank_ended: match split.blank_ended {
+                Some(blank) => OnceCell::from(blank),
+                None => OnceCell::new(),
             },
         }
     }
@@ -450,6 +504,47 @@ mod tests {
                 assert!((0..=f.len()).all(|i| noted.start(i) == f.start(i)));
                 assert_eq!(noted.len(), f.len());
             }
+        }
+    }
+
+    /// A file read ahead is split breaking at a lone `\r` and noting blank
+    /// ends; the planner takes those lines exactly where its own split
+    /// would make the same ones. A text with a `\r` split so is not taken
+    /// where a lone `\r` does not break a line, nor lines of a text of
+    /// another length; what the split learnt of `\r`s is kept.
+    #[test]
+    fn lines_made_ahead_are_taken_only_where_they_are_the_texts_own() {
+        let texts = [
+            "",
+            "a\nb",
+            "\u{feff}a \n\tb\n",
+            "a\r\nb\r\n",
+            "a\rb\nc\r",
+            "x\n".repeat(5000).as_str(),
+        ]
+        .map(String::from);
+        for t in &texts {
+            let cr = t.contains('\r');
+            for lone_cr in [false, true] {
+                let own = FileText::with_breaks(t, lone_cr);
+                let made = Split::of(t, true, true);
+                let taken = made.fits(t, lone_cr);
+                assert_eq!(taken, lone_cr || !cr, "{t:?}, lone_cr {lone_cr}");
+                let f = FileText::adopt(t, Some(made), lone_cr, false);
+                assert_eq!(f.len(), own.len(), "{t:?}, lone_cr {lone_cr}");
+                assert!((0..=f.len()).all(|i| f.start(i) == own.start(i)));
+                assert_eq!(f.blank_ended(), own.blank_ended());
+                // Searched for a `\r` (by the split made ahead, or by its
+                // own with `lone_cr`): it says there is none just where
+                // there is none.
+                assert_eq!(f.has_no_cr(), !cr && (taken || lone_cr));
+            }
+            // A longer text: its own lines, not those made of `t`.
+            let other = format!("{t}\n");
+            let f = FileText::adopt(&other, Some(Split::of(t, true, true)), true, false);
+            let own = FileText::with_breaks(&other, true);
+            assert_eq!(f.len(), own.len());
+            assert!((0..=f.len()).all(|i| f.start(i) == own.start(i)));
         }
     }
 

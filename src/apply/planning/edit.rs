@@ -9,7 +9,7 @@ use super::plan::{OpCx, Step};
 use crate::apply::matching::beside;
 use crate::apply::matching::find::split_expecting;
 use crate::apply::matching::locate::Locating;
-use crate::apply::matching::text::FileText;
+use crate::apply::matching::text::{FileText, Split};
 use crate::apply::output::{Builder, Output, Pieces};
 use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, FileOp, NewText};
@@ -45,14 +45,18 @@ impl<'s> OpCx<'_, 's> {
             finish: self.policy.finish,
         };
         // Whether the original was found plain when read, which spares
-        // its writing a search for escapes.
-        let (original, plain, base) = match source {
-            Source::File(read) => (read.text, read.plain, None),
+        // its writing a search for escapes; its lines, where the read
+        // split it beside the parse.
+        let (original, plain, base, lines) = match source {
+            Source::File(read) => (read.text, read.plain, None, read.lines),
             Source::New(content) if edits.is_empty() => return Ok(render_new(content, op)),
-            Source::New(content) => (String::new(), true, Some(join(content, op, "", false))),
+            Source::New(content) => {
+                let base = join(content, op, "", false);
+                (String::new(), true, Some(base), None)
+            }
             Source::Over(read, content) => {
                 let base = join(content, op, &read.text, self.policy.lone_cr_breaks);
-                (read.text, read.plain, Some(base))
+                (read.text, read.plain, Some(base), None)
             }
         };
         let text = base.as_deref().unwrap_or(&original);
@@ -80,9 +84,9 @@ impl<'s> OpCx<'_, 's> {
         let counting =
             self.policy.finish.bracket_check && base.is_none() && text.len() >= beside::LARGE_FILE;
         let target = TargetText::default();
-        let mut place = || match self.policy.sequential {
-            true => self.in_order(rel, text, edits),
-            false => self.in_original(rel, text, edits, shape, &target),
+        let place = || match self.policy.sequential {
+            true => self.in_order(rel, text, lines, edits),
+            false => self.in_original(rel, text, lines, edits, shape, &target),
         };
         let (pieces, before) = match counting {
             true => {
@@ -119,6 +123,7 @@ impl<'s> OpCx<'_, 's> {
         &mut self,
         rel: &RelPath,
         text: &str,
+        lines: Option<Split>,
         edits: &'p [Edit<'_>],
         shape: Shape,
         target: &TargetText,
@@ -130,6 +135,7 @@ impl<'s> OpCx<'_, 's> {
             text,
             self.policy.lone_cr_breaks,
             shape.finish.strip_trailing_whitespace,
+            lines,
             edits,
         );
         let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, target);

@@ -421,7 +421,11 @@ impl<'s> OpCx<'_, 's> {
             }
         }
         if let Some(text) = self.touched_text(rel) {
-            return Ok(Decoded { text, plain: false });
+            return Ok(Decoded {
+                text,
+                plain: false,
+                lines: None,
+            });
         }
         let too_large = |rel: &RelPath| {
             Diagnostic::new(Code::UnsupportedFile, format!("`{rel}` is 4 GiB or larger"))

@@ -8,7 +8,7 @@ use crate::apply::matching::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPL
 use crate::apply::matching::find::{self, split_expecting, Want};
 use crate::apply::matching::indent::{self, Indent};
 use crate::apply::matching::locate::{Locating, Miss, Part};
-use crate::apply::matching::text::FileText;
+use crate::apply::matching::text::{FileText, Split};
 use crate::apply::output::Pieces;
 use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, Level, Line, Uniqueness};
@@ -30,6 +30,7 @@ impl<'s> OpCx<'_, 's> {
         &mut self,
         rel: &RelPath,
         text: &str,
+        lines: Option<Split>,
         edits: &'p [Edit<'_>],
     ) -> Step<Pieces<'p>>
     where
@@ -39,6 +40,7 @@ impl<'s> OpCx<'_, 's> {
             text,
             self.policy.lone_cr_breaks,
             self.policy.finish.strip_trailing_whitespace,
+            lines,
             edits,
         );
         if file.len() >= evolve::MAX_LINES {

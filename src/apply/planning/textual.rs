@@ -109,7 +109,7 @@ impl<'s> OpCx<'_, 's> {
             ..edit.clone()
         };
         let reported = self.errors.len();
-        match self.in_order(rel, text, std::slice::from_ref(&lines)) {
+        match self.in_order(rel, text, None, std::slice::from_ref(&lines)) {
             Ok(pieces) => Ok(Output::new(text.to_string(), pieces).to_text()),
             Err(Reported) => {
                 for d in &mut self.errors[reported..] {

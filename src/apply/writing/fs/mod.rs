@@ -46,6 +46,7 @@ use rustix::io::Errno;
 use super::beneath::{self, Resolver};
 use super::state::JournalFile;
 use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
+use crate::apply::Split;
 use crate::lossless::Decoded;
 use crate::paths::RelPath;
 
@@ -463,10 +464,18 @@ impl FileTree for DiskTree {
         let Ok(dir) = self.dir.try_clone() else {
             return;
         };
+        // It splits what it read into lines too, as the planner will,
+        // breaking at a lone `\r` where the text has one (which holds for
+        // every format when it has none) and noting the lines that end in
+        // a blank: the planner takes that split, which otherwise would
+        // come after the parse ([`Split`]).
         let (resolver, rel) = (self.resolver, path.clone());
         let read = std::thread::Builder::new().spawn(move || {
             read_regular(resolver, dir.as_fd(), &rel, limit, |fd, size| {
-                read::read_text(fd, size)
+                read::read_text(fd, size).map(|mut read| {
+                    read.lines = Some(Split::of(&read.text, true, true));
+                    read
+                })
             })
         });
         if let Ok(read) = read {
