@@ -364,6 +364,52 @@ fn a_target_changed_after_it_was_read_is_never_overwritten() {
     }
 }
 
+/// The file read beside a large patch's parse is split into lines there,
+/// a lone `\r` breaking one, for the planner to take: it takes them only
+/// where its format breaks lines so too (codex, ap), or the text has no
+/// `\r`. A unified diff, where `a\rb` is one line, applies to such a file
+/// as it does where nothing was read ahead (an in-memory tree); so does
+/// codex, whose lone `\r` ends a line. (Taken for every format, the diff's
+/// context `a\rb` is sought among the lines `a` and `b`, and is not there.)
+#[test]
+fn lines_split_beside_the_parse_are_the_formats_own() {
+    let long = "X".repeat(1 << 20);
+    let text = "keep\na\rb\nold\n";
+    let patches = [
+        (
+            Format::Udiff,
+            format!(
+                "--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n keep\n a\rb\n-old\n+new\n\
+                 --- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n+{long}\n"
+            ),
+        ),
+        (
+            Format::Codex,
+            format!(
+                "*** Begin Patch\n*** Update File: a.txt\n@@\n b\n-old\n+new\n\
+                 *** Add File: b.txt\n+{long}\n*** End Patch\n"
+            ),
+        ),
+    ];
+    for (format, patch) in patches {
+        assert!(patch.len() > 1 << 20);
+        let tmp = tempfile::tempdir().unwrap();
+        fs::write(tmp.path().join("a.txt"), text).unwrap();
+        let tree = DiskTree::new(tmp.path()).unwrap();
+        let mut tree = Hooked::new(tree, |_, _| Then::Go);
+        let apply = Mode::Apply { dry_run: false };
+        let outcome = run(patch.as_str(), Some(format), apply, Some(&mut tree), None);
+        assert!(outcome.ok(), "{format}: {:?}", outcome.diagnostics);
+        assert_eq!(*tree.aheads.borrow(), ["a.txt"], "{format}");
+        let mut mem = apply::MemTree::default().with_file("a.txt", text);
+        let alone = run(patch.as_str(), Some(format), apply, Some(&mut mem), None);
+        assert!(alone.ok(), "{format}: {:?}", alone.diagnostics);
+        let disk = fs::read(tmp.path().join("a.txt")).unwrap();
+        assert_eq!(disk, mem.files["a.txt"].0, "{format}");
+        assert_eq!(disk, b"keep\na\rb\nnew\n", "{format}");
+    }
+}
+
 /// A patch of a megabyte or more has the file it edits first read beside
 /// its parse, the path guessed from its first lines (none for
 /// SEARCH/REPLACE blocks, whose first line may be prose); the apply is
