@@ -61,10 +61,10 @@ pub struct Split {
     /// The length of the text split, which a text taking these lines must
     /// have.
     len: usize,
-    /// The pass broke lines at a lone `\r` too, and so searched for `\r`s
-    /// ...
+    /// The pass broke lines at a lone `\r` too, and so searched the text
+    /// for `\r`s.
     searched_cr: bool,
-    /// ... and found one (lone or not).
+    /// That search found one, lone or not.
     cr: bool,
     /// Where a line feed follows a space or a tab, if asked.
     blank_ended: Option<Vec<u32>>,
