@@ -21,18 +21,35 @@ pub type Newlines<'b> = Bits<'b, LineFeeds>;
 /// The lines of `text`, each with its `\n` (the last without one if the
 /// text does not end with it): `str::split_inclusive('\n')`, found by
 /// [`newlines`], which is faster for lines a few dozen bytes long.
-pub fn lines_inclusive(text: &str) -> impl Iterator<Item = &str> + '_ {
-    let mut start = 0;
-    let ends = newlines(text.as_bytes())
-        .map(|i| i + 1)
-        .chain(Some(text.len()));
-    ends.filter_map(move |end| {
-        // The line ends at `end`, a `\n`'s end or the text's: a
-        // boundary either way.
-        let line = text.get(start..end).filter(|l| !l.is_empty());
-        start = end;
-        line
-    })
+pub fn lines_inclusive(text: &str) -> LinesInclusive<'_> {
+    LinesInclusive {
+        text,
+        start: 0,
+        ends: newlines(text.as_bytes()),
+    }
+}
+
+/// The iterator [`lines_inclusive`] returns: one struct, not a chain of
+/// adapters, so that a loop over a hunk's lines inlines it.
+pub struct LinesInclusive<'t> {
+    text: &'t str,
+    /// Where the next line starts.
+    start: usize,
+    ends: Newlines<'t>,
+}
+
+impl<'t> Iterator for LinesInclusive<'t> {
+    type Item = &'t str;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'t str> {
+        // The line ends after a `\n`, or at the text's end: a boundary
+        // either way. Past the last line, `end` is where it started.
+        let end = self.ends.next().map_or(self.text.len(), |i| i + 1);
+        let line = self.text.get(self.start..end).filter(|l| !l.is_empty())?;
+        self.start = end;
+        Some(line)
+    }
 }
 
 /// The bits a [`Select`] sets in each block of 64 bytes, as positions.

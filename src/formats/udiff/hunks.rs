@@ -274,18 +274,27 @@ impl<'a> Lowering<'a, Udiff<'a>> {
 
 /// The two `START[,COUNT]` ranges of a header `hunk_header` matched:
 /// `@@ -` and the old range, ` +` and the new one, then ` @@`. The grammar
-/// allows at most 9 digits, so each number fits.
+/// allows at most 9 digits, so each number fits. Read byte by byte: a
+/// substring search per header cost more than the rest of its lowering.
 fn ranges(header: &str) -> Option<[(usize, Option<usize>); 2]> {
-    let (old, rest) = header.strip_prefix("@@ -")?.split_once(" +")?;
-    let (new, _) = rest.split_once(" @@")?;
-    let range = |r: &str| -> Option<(usize, Option<usize>)> {
-        let mut numbers = r.split(',').map(|n| n.parse::<usize>().ok());
-        Some((
-            numbers.next()??,
-            numbers.next().map(|n| n.unwrap_or(usize::MAX)),
-        ))
-    };
-    Some([range(old)?, range(new)?])
+    let (old, rest) = range(header.strip_prefix("@@ -")?)?;
+    let (new, rest) = range(rest.strip_prefix(" +")?)?;
+    rest.starts_with(" @@").then_some([old, new])
+}
+
+/// `START[,COUNT]` at the front of `text`, and the text after it.
+fn range(text: &str) -> Option<((usize, Option<usize>), &str)> {
+    let (start, rest) = number(text)?;
+    match rest.strip_prefix(',') {
+        Some(rest) => number(rest).map(|(count, rest)| ((start, Some(count)), rest)),
+        None => Some(((start, None), rest)),
+    }
+}
+
+/// The decimal number at the front of `text`, and the text after it.
+fn number(text: &str) -> Option<(usize, &str)> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    Some((text[..digits].parse().ok()?, &text[digits..]))
 }
 
 /// The line rule that matched `line` in a hunk body: the grammar gives each
@@ -325,6 +334,8 @@ mod tests {
             Some([(999_999_999, Some(1)), (7, Some(999_999_999))])
         );
         assert_eq!(ranges("@@ -x +1 @@\n"), None);
+        assert_eq!(ranges("@@ -1, +1 @@\n"), None);
+        assert_eq!(ranges("@@ -1 +1,2@@\n"), None);
         assert_eq!(ranges("@@ ... @@\n"), None);
     }
 }
