@@ -194,7 +194,9 @@ impl Out<'_, '_> {
         }
         if !self.whole {
             self.b.push_original(file.start(from), file.start(to));
-            if then_eol && file.eol(to - 1).is_empty() {
+            // Only the file's last line can lack an ending: asking of
+            // any other line reads the text at a place nothing else reads.
+            if then_eol && to == file.len() && file.eol(to - 1).is_empty() {
                 self.b.push_text(self.eol);
             }
             return;
