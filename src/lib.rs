@@ -107,6 +107,7 @@ mod unwrap;
 mod bytes;
 mod caller;
 mod newlines;
+mod pages;
 mod replies;
 mod request;
 mod review;

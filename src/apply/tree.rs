@@ -128,6 +128,12 @@ pub trait FileTree {
     /// split into lines there too (`Decoded::lines`). It is a guess, and
     /// costs only the read when wrong. By default, nothing.
     fn read_ahead(&self, _path: &RelPath, _limit: u64) {}
+    /// Whether a read of `path` was begun ahead ([`FileTree::read_ahead`])
+    /// and is not taken yet: work that needs no text is best done before
+    /// [`FileTree::read_text`] waits for it. By default, never.
+    fn reads_ahead(&self, _path: &RelPath) -> bool {
+        false
+    }
     /// The names in a directory, sorted.
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>>;
     /// The target of the symbolic link at `path`.

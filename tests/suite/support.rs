@@ -248,6 +248,9 @@ impl<T: FileTree> FileTree for Hooked<T> {
         self.aheads.borrow_mut().push(path.to_string());
         self.inner.read_ahead(path, limit)
     }
+    fn reads_ahead(&self, path: &RelPath) -> bool {
+        self.inner.reads_ahead(path)
+    }
     fn list(&self, dir: &RelPath) -> io::Result<Vec<String>> {
         self.inner.list(dir)
     }

@@ -44,12 +44,22 @@ impl<'b> Want<'b> {
     }
 }
 
+/// What was made for a file before [`split_expecting`] splits it: its
+/// lines, where the read split it beside the parse, and the edits' keys,
+/// where they were made while that read went on (`op.rs`).
+#[derive(Default)]
+pub struct Made {
+    pub lines: Option<Split>,
+    pub keys: Option<Keys>,
+}
+
 /// `text` split into lines (`lone_cr`: a lone `\r` ends one; `blank_ends`:
 /// noting the lines that end in a blank, [`FileText::split`]), or the
 /// lines already `made` of it where they fit ([`FileText::adopt`]), told
 /// which keys the edits will look up: those of their old blocks, anchors
 /// and range ends at each edit's first level, the one every search starts
-/// with. The file counts them, and indexes only the lines of each block's
+/// with (or the keys already `made` of them). The file counts them, and
+/// indexes only the lines of each block's
 /// pivot (its rarest line, chosen as [`find`] chooses it). An edit with a
 /// line hint is left out: the exact match at its hint needs no index, and
 /// a hint that misses is sought as a later level is ([`expect_at`]). A
@@ -59,15 +69,15 @@ pub fn split_expecting<'t>(
     text: &'t str,
     lone_cr: bool,
     blank_ends: bool,
-    made: Option<Split>,
+    made: Made,
     edits: &[Edit],
 ) -> FileText<'t> {
-    let made = made.filter(|m| m.fits(text, lone_cr));
-    let beside = made.is_none() && text.len() >= beside::LARGE_FILE;
-    let split = || FileText::adopt(text, made, lone_cr, blank_ends);
+    let lines = made.lines.filter(|m| m.fits(text, lone_cr));
+    let beside = made.keys.is_none() && lines.is_none() && text.len() >= beside::LARGE_FILE;
+    let split = || FileText::adopt(text, lines, lone_cr, blank_ends);
     let (file, keys) = match beside {
         true => beside::overlap(|| Keys::of(edits), split),
-        false => (split(), Keys::of(edits)),
+        false => (split(), made.keys.unwrap_or_else(|| Keys::of(edits))),
     };
     expect_keys(&file, keys);
     file
@@ -570,6 +580,50 @@ mod tests {
                 }
             }
             assert_eq!(f.beyond_pivots(kind), (0, false), "{levels:?}");
+        }
+    }
+
+    /// Keys made before the split (while the file was read ahead) are the
+    /// keys the file is told: the same as made there, and nothing more
+    /// made in their place (keys of no edit leave it told nothing).
+    #[test]
+    fn keys_made_ahead_are_the_keys_the_file_is_told() {
+        use crate::ir::{Levels, Locator, Place, Span, Uniqueness};
+        let text: String = (0..300).map(|i| format!("line {}\n", i % 97)).collect();
+        let lines: Vec<&str> = text.lines().collect();
+        let edits: Vec<Edit> = (0..5)
+            .map(|i| Edit {
+                old: Line::unplaced(&lines[i * 50..i * 50 + 2]),
+                new: &[],
+                old_no_eol: false,
+                new_no_eol: false,
+                own_eol: false,
+                place: Place::Replace,
+                locator: Locator::plain(Uniqueness::UniqueInFile, Levels::of(Level::LADDER)),
+                span: Span::default(),
+            })
+            .collect();
+        let split = |keys: Option<Keys>| {
+            let made = Made { lines: None, keys };
+            split_expecting(&text, false, false, made, &edits)
+        };
+        let (here, ahead, none) = (
+            split(None),
+            split(Some(Keys::of(&edits))),
+            split(Some(Keys::of(&[]))),
+        );
+        assert!(here.has_pivots(Key::Exact) && ahead.has_pivots(Key::Exact));
+        assert!(!none.has_pivots(Key::Exact));
+        for (i, e) in edits.iter().enumerate() {
+            let want = Want::new(e.old, Level::Exact);
+            let found = |f: &FileText| find(f, &want, 0, f.len(), usize::MAX);
+            // Where the block's two lines stand, as a reader counts them.
+            let naive: Vec<Region> = (0..299)
+                .filter(|p| p % 97 == i * 50 % 97)
+                .map(|p| Region::new(p, p + 2))
+                .collect();
+            assert_eq!(found(&ahead), naive);
+            assert_eq!(found(&here), naive);
         }
     }
 

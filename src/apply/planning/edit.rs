@@ -7,9 +7,9 @@ use super::assemble::{assemble, dominant, reshapes, Shape};
 use super::op::render_new;
 use super::plan::{OpCx, Step};
 use crate::apply::matching::beside;
-use crate::apply::matching::find::split_expecting;
+use crate::apply::matching::find::{split_expecting, Keys, Made};
 use crate::apply::matching::locate::Locating;
-use crate::apply::matching::text::{FileText, Split};
+use crate::apply::matching::text::FileText;
 use crate::apply::output::{Builder, Output, Pieces};
 use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, FileOp, NewText};
@@ -18,8 +18,9 @@ use crate::paths::RelPath;
 
 /// The text a file's edits apply to.
 pub enum Source<'p> {
-    /// The file's own text, as read.
-    File(Decoded),
+    /// The file's own text, as read, and the edits' keys where they were
+    /// made while it was read (`Made::keys`).
+    File(Decoded, Option<Keys>),
     /// A new file's content; there is no file.
     New(&'p NewText<'p>),
     /// The file's text as read (kept for the rollback), replaced by this
@@ -47,16 +48,22 @@ impl<'s> OpCx<'_, 's> {
         // Whether the original was found plain when read, which spares
         // its writing a search for escapes; its lines, where the read
         // split it beside the parse.
-        let (original, plain, base, lines) = match source {
-            Source::File(read) => (read.text, read.plain, None, read.lines),
+        let (original, plain, base, made) = match source {
+            Source::File(read, keys) => {
+                let made = Made {
+                    lines: read.lines,
+                    keys,
+                };
+                (read.text, read.plain, None, made)
+            }
             Source::New(content) if edits.is_empty() => return Ok(render_new(content, op)),
             Source::New(content) => {
                 let base = join(content, op, "", false);
-                (String::new(), true, Some(base), None)
+                (String::new(), true, Some(base), Made::default())
             }
             Source::Over(read, content) => {
                 let base = join(content, op, &read.text, self.policy.lone_cr_breaks);
-                (read.text, read.plain, Some(base), None)
+                (read.text, read.plain, Some(base), Made::default())
             }
         };
         let text = base.as_deref().unwrap_or(&original);
@@ -85,8 +92,8 @@ impl<'s> OpCx<'_, 's> {
             self.policy.finish.bracket_check && base.is_none() && text.len() >= beside::LARGE_FILE;
         let target = TargetText::default();
         let place = || match self.policy.sequential {
-            true => self.in_order(rel, text, lines, edits),
-            false => self.in_original(rel, text, lines, edits, shape, &target),
+            true => self.in_order(rel, text, made, edits),
+            false => self.in_original(rel, text, made, edits, shape, &target),
         };
         let (pieces, before) = match counting {
             true => {
@@ -123,7 +130,7 @@ impl<'s> OpCx<'_, 's> {
         &mut self,
         rel: &RelPath,
         text: &str,
-        lines: Option<Split>,
+        made: Made,
         edits: &'p [Edit<'_>],
         shape: Shape,
         target: &TargetText,
@@ -135,7 +142,7 @@ impl<'s> OpCx<'_, 's> {
             text,
             self.policy.lone_cr_breaks,
             shape.finish.strip_trailing_whitespace,
-            lines,
+            made,
             edits,
         );
         let mut loc = Locating::new(&file, edits, self.source, rel, self.policy, target);

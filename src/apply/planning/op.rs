@@ -5,6 +5,7 @@
 
 use super::edit::Source;
 use super::plan::{mode_of, Change, OpCx, Step};
+use crate::apply::matching::find::Keys;
 use crate::apply::matching::text::FileText;
 use crate::apply::output::{Builder, Output};
 use crate::apply::tree::Entry;
@@ -75,7 +76,7 @@ impl<'s> OpCx<'_, 's> {
                 if edits.is_empty() {
                     return Ok(Change::Unchanged { path: rel });
                 }
-                Source::File(current)
+                Source::File(current, None)
             }
         };
         let existed = matches!(entry, Entry::File { .. });
@@ -117,6 +118,7 @@ impl<'s> OpCx<'_, 's> {
                 .hint("delete the files inside it one by one"),
             );
         }
+        let keys = expect.filter(|_| self.tree.reads_ahead(&rel)).map(Keys::of);
         let original = self.read_text(&op.path, &rel, entry)?;
         let mode = mode_of(entry);
         let Some(edits) = expect else {
@@ -126,7 +128,7 @@ impl<'s> OpCx<'_, 's> {
                 mode,
             });
         };
-        let rest = self.edit_text(op, &rel, Source::File(original), edits)?;
+        let rest = self.edit_text(op, &rel, Source::File(original, keys), edits)?;
         if !rest.is_empty() {
             let n = rest.to_vec().iter().filter(|&&b| b == b'\n').count().max(1);
             return self.fail(
@@ -160,8 +162,11 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
+        // The edits' keys are made while the file is still read ahead: the
+        // parse of a large patch often ends first, and the keys need no text.
+        let keys = self.tree.reads_ahead(&rel).then(|| Keys::of(edits));
         let original = self.read_text(&op.path, &rel, entry)?;
-        let output = self.edit_text(op, &rel, Source::File(original), edits)?;
+        let output = self.edit_text(op, &rel, Source::File(original, keys), edits)?;
         let mode = mode_of(entry);
         let to = match move_to {
             Some(to_ref) => Some((to_ref, self.resolve(to_ref)?)),

@@ -5,10 +5,10 @@
 use super::evolve::{self, Evolving, NIL};
 use super::plan::{OpCx, Step};
 use crate::apply::matching::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
-use crate::apply::matching::find::{self, split_expecting, Want};
+use crate::apply::matching::find::{self, split_expecting, Made, Want};
 use crate::apply::matching::indent::{self, Indent};
 use crate::apply::matching::locate::{Locating, Miss, Part};
-use crate::apply::matching::text::{FileText, Split};
+use crate::apply::matching::text::FileText;
 use crate::apply::output::Pieces;
 use crate::error::{Code, Diagnostic, Reported, TargetText};
 use crate::ir::{Edit, Level, Line, Uniqueness};
@@ -30,7 +30,7 @@ impl<'s> OpCx<'_, 's> {
         &mut self,
         rel: &RelPath,
         text: &str,
-        lines: Option<Split>,
+        made: Made,
         edits: &'p [Edit<'_>],
     ) -> Step<Pieces<'p>>
     where
@@ -40,7 +40,7 @@ impl<'s> OpCx<'_, 's> {
             text,
             self.policy.lone_cr_breaks,
             self.policy.finish.strip_trailing_whitespace,
-            lines,
+            made,
             edits,
         );
         if file.len() >= evolve::MAX_LINES {

@@ -11,6 +11,7 @@
 //! line number.
 
 use super::plan::{OpCx, Step};
+use crate::apply::matching::find::Made;
 use crate::apply::matching::locate::new_block;
 use crate::apply::output::Output;
 use crate::error::{Code, Diagnostic, Reported};
@@ -109,7 +110,7 @@ impl<'s> OpCx<'_, 's> {
             ..edit.clone()
         };
         let reported = self.errors.len();
-        match self.in_order(rel, text, None, std::slice::from_ref(&lines)) {
+        match self.in_order(rel, text, Made::default(), std::slice::from_ref(&lines)) {
             Ok(pieces) => Ok(Output::new(text.to_string(), pieces).to_text()),
             Err(Reported) => {
                 for d in &mut self.errors[reported..] {

@@ -487,6 +487,13 @@ impl FileTree for DiskTree {
         }
     }
 
+    fn reads_ahead(&self, path: &RelPath) -> bool {
+        self.ahead
+            .borrow()
+            .as_ref()
+            .is_some_and(|a| a.path == *path)
+    }
+
     fn stage(
         &mut self,
         path: &RelPath,

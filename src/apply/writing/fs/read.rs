@@ -1,12 +1,6 @@
 //! Reading a whole file into memory: sized by `fstat` but read to its
-//! end whatever it turns out to be, refused past a limit.
-//!
-//! The buffer gets no page advice. Huge pages (`MADV_HUGEPAGE`) and
-//! populating the buffer before the read (`MADV_POPULATE_WRITE`) were
-//! tried and measured (paired, interleaved, against the same build
-//! without them): no gain at 200k lines, and at 2M lines the huge pages
-//! made the apply a quarter slower, and its slowest runs slower than GNU
-//! patch's, where the kernel compacts memory to find them.
+//! end whatever it turns out to be, refused past a limit, its buffer's
+//! pages mapped before the read fills them (`pages.rs`).
 
 use std::io;
 
@@ -23,6 +17,8 @@ use std::os::fd::AsFd;
 pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     reserve(&mut bytes, size.saturating_add(1))?;
+    let spare = bytes.spare_capacity_mut();
+    crate::pages::populate(spare.as_ptr().cast(), spare.len());
     loop {
         if bytes.len() == bytes.capacity() {
             // The file grew while read: take the rest.

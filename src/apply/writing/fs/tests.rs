@@ -156,9 +156,15 @@ fn a_read_ahead_answers_only_its_own_read() {
     std::fs::write(tmp.path().join("b"), "bee\n").unwrap();
     let (a, b) = (RelPath::new("a").unwrap(), RelPath::new("b").unwrap());
     let tree = DiskTree::new(tmp.path()).unwrap();
+    assert!(!tree.reads_ahead(&a));
     tree.read_ahead(&a, 100);
+    assert!(tree.reads_ahead(&a) && !tree.reads_ahead(&b));
     let e = tree.read_text(&a, 4).unwrap_err();
     assert_eq!(refusal(&e), Some(Refusal::TooLarge), "{e}");
+    assert!(
+        !tree.reads_ahead(&a),
+        "a read ahead let go is not under way"
+    );
     tree.read_ahead(&a, 100);
     assert_eq!(tree.read_text(&b, 100).unwrap().text, "bee\n");
     assert!(tree.ahead.borrow().is_none());
