@@ -4,9 +4,10 @@
 //! copies into; on a virtual machine each costs microseconds. Asking the
 //! kernel to map the pages first (`MADV_POPULATE_WRITE`) does the same
 //! work in a call a window: paired runs of large applies (a patch of
-//! 1.4 to 2.3 MB, a file of 7 MB read beside its parse) measured 1 to 9%
-//! faster. Past [`MOST`] no advice is given: with it, applies to a file
-//! of 2,000,000 lines (70 MB; the patch 14 to 23 MB) ran 2 to 4% slower.
+//! 1.4 to 2.3 MB, a file of 7 MB read beside its parse) took 0.90 to 1.01
+//! of the time they took without it. Past [`MOST`] no advice is given:
+//! with it, applies to a file of 2,000,000 lines (70 MB; the patch 14 to
+//! 23 MB) took 0.99 to 1.04 of the time.
 //! Huge pages (`MADV_HUGEPAGE`) are not asked for: at 2,000,000 lines
 //! they made applies a quarter slower, and their slowest runs slower than
 //! GNU patch's, where the kernel compacts memory to find them.

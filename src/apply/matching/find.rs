@@ -59,12 +59,12 @@ pub struct Made {
 /// which keys the edits will look up: those of their old blocks, anchors
 /// and range ends at each edit's first level, the one every search starts
 /// with (or the keys already `made` of them). The file counts them, and
-/// indexes only the lines of each block's
-/// pivot (its rarest line, chosen as [`find`] chooses it). An edit with a
-/// line hint is left out: the exact match at its hint needs no index, and
-/// a hint that misses is sought as a later level is ([`expect_at`]). A
-/// large file split here has its keys made on the other core meanwhile:
-/// their lines are scattered through the patch, each a miss of the cache.
+/// indexes only the lines of each block's pivot (its rarest line, chosen
+/// as [`find`] chooses it). An edit with a line hint is left out: the
+/// exact match at its hint needs no index, and a hint that misses is
+/// sought as a later level is ([`expect_at`]). A large file split here
+/// has its keys made on the other core meanwhile: their lines are
+/// scattered through the patch, each a miss of the cache.
 pub fn split_expecting<'t>(
     text: &'t str,
     lone_cr: bool,

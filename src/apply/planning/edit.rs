@@ -47,7 +47,8 @@ impl<'s> OpCx<'_, 's> {
         };
         // Whether the original was found plain when read, which spares
         // its writing a search for escapes; its lines, where the read
-        // split it beside the parse.
+        // split it beside the parse, and its edits' keys, where they were
+        // made while it was read.
         let (original, plain, base, made) = match source {
             Source::File(read, keys) => {
                 let made = Made {
