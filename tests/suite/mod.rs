@@ -40,3 +40,6 @@ mod support;
 /// The trust boundary under attack: hard links, swapped directories,
 /// `kill -9`, concurrent applies, edits between read and write.
 mod trust;
+/// pest as vendored (`vendor/pest`): its two changes against a naive
+/// model, and its diff file against its source.
+mod vendored;

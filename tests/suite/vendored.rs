@@ -1,0 +1,135 @@
+//! pest as vendored (`vendor/pest`, `vendor/README.md`): its two changes
+//! against a naive model of what upstream pest computes, and its diff file
+//! against its source.
+//!
+//! The changes: the rest of a line, `(!"\n" ~ ANY)*`, is found sixteen
+//! bytes at a step; the line index behind `line_col` is made when a
+//! position is first asked for. A grammar of lines, each rule ending in
+//! the rest of its line, reads texts of ASCII, multi-byte chars and
+//! newlines; each pair must end where the naive scan says, and every
+//! `line_col` must be the one counted char by char.
+
+use pest::Parser;
+use pest_derive::Parser;
+use proptest::prelude::*;
+
+#[derive(Parser)]
+#[grammar_inline = r#"
+text = { SOI ~ (line ~ "\n")* ~ last ~ EOI }
+line = @{ (!"\n" ~ ANY)* }
+last = @{ (!"\n" ~ ANY)* }
+upto = { SOI ~ before ~ mark ~ ANY* }
+before = @{ (!"x" ~ ANY)* }
+mark = { "x" }
+"#]
+struct Lines;
+
+/// (line, column) of byte `pos` of `text`, both from 1, column in chars.
+fn naive_line_col(text: &str, pos: usize) -> (usize, usize) {
+    let before = &text[..pos];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, text[start..pos].chars().count() + 1)
+}
+
+/// Pieces a text is built of: long ASCII runs (past a 16-byte block),
+/// chars of two, three and four bytes, and the bytes searched for.
+fn piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-c ]{0,40}",
+        Just("é".to_string()),
+        Just("你好".to_string()),
+        Just("🎈".to_string()),
+        Just("\n".to_string()),
+        Just("x".to_string()),
+    ]
+}
+
+fn text_of(pieces: &[String]) -> String {
+    pieces.concat()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Every line ends at its newline, and every position's line and
+    /// column are the ones counted.
+    #[test]
+    fn lines_end_at_their_newline_and_positions_count_as_chars(
+        pieces in proptest::collection::vec(piece(), 0..24)
+    ) {
+        let text = text_of(&pieces);
+        let pairs = Lines::parse(Rule::text, &text).expect("every text is lines");
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let lines: Vec<_> = pairs
+            .flatten()
+            .filter(|p| matches!(p.as_rule(), Rule::line | Rule::last))
+            .collect();
+        prop_assert_eq!(lines.len(), starts.len());
+        for (pair, &start) in lines.iter().zip(&starts) {
+            let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            prop_assert_eq!((pair.as_span().start(), pair.as_span().end()), (start, end));
+            prop_assert_eq!(pair.line_col(), naive_line_col(&text, start));
+        }
+    }
+
+    /// `(!"x" ~ ANY)*` stops at the first `x`, or the text has none and
+    /// the parse fails at its end, where `mark` was tried.
+    #[test]
+    fn the_rest_stops_at_the_first_byte_searched_for(
+        pieces in proptest::collection::vec(piece(), 0..24)
+    ) {
+        let text = text_of(&pieces);
+        match (Lines::parse(Rule::upto, &text), text.find('x')) {
+            (Ok(pairs), Some(at)) => {
+                let before = pairs.flatten().find(|p| p.as_rule() == Rule::before);
+                prop_assert_eq!(before.map(|p| p.as_span().end()), Some(at));
+            }
+            (Err(e), None) => {
+                let pest::error::InputLocation::Pos(at) = e.location else {
+                    return Err(TestCaseError::fail("a position"));
+                };
+                prop_assert_eq!(at, text.len());
+                let pest::error::LineColLocation::Pos(line_col) = e.line_col else {
+                    return Err(TestCaseError::fail("a position"));
+                };
+                prop_assert_eq!(line_col, naive_line_col(&text, text.len()));
+            }
+            (result, at) => {
+                return Err(TestCaseError::fail(format!("{result:?} with `x` at {at:?}")));
+            }
+        }
+    }
+}
+
+/// `vendor/pest.diff` is what `vendor/pest` changes: it reverses cleanly
+/// out of the vendored source (`git apply -R --check`), so the diff a
+/// reader reviews is the code that runs.
+#[test]
+fn the_vendored_diff_is_the_vendored_change() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new("git")
+        .args(["apply", "-R", "--check", "vendor/pest.diff"])
+        .current_dir(root)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "vendor/pest.diff does not reverse out of vendor/pest: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // And it changes exactly the two files it names.
+    let diff = std::fs::read_to_string(format!("{root}/vendor/pest.diff")).expect("the diff");
+    let files: Vec<_> = diff
+        .lines()
+        .filter_map(|l| l.strip_prefix("+++ b/"))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "vendor/pest/src/iterators/line_index.rs",
+            "vendor/pest/src/position.rs"
+        ]
+    );
+}
