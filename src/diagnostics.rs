@@ -80,17 +80,23 @@ struct Texts<'t> {
 struct Text<'t> {
     name: String,
     source: Cow<'t, str>,
-    /// Where each line starts; a last entry at the text's end.
-    starts: OnceCell<Vec<usize>>,
+    /// Where every [`STRIDE`]th line starts, and how many `\n` the text
+    /// holds: a patch may have millions of lines, and a diagnostic names a
+    /// few (an index of every line was most of showing a large patch's
+    /// warnings).
+    lines: OnceCell<(Vec<usize>, usize)>,
 }
+
+/// Lines between two starts [`Text`] keeps: finding a line from there is a
+/// search over at most this many.
+const STRIDE: usize = 256;
 
 impl<'t> Texts<'t> {
     fn add(&mut self, name: String, source: Cow<'t, str>) -> usize {
-        let starts = OnceCell::new();
         self.files.push(Text {
             name,
             source,
-            starts,
+            lines: OnceCell::new(),
         });
         self.files.len() - 1
     }
@@ -101,15 +107,40 @@ impl<'t> Texts<'t> {
 }
 
 impl Text<'_> {
-    fn starts(&self) -> &[usize] {
-        self.starts.get_or_init(|| {
-            let text = self.source.as_bytes();
-            let breaks = crate::newlines::newlines(text).map(|i| i + 1);
-            std::iter::once(0)
-                .chain(breaks)
-                .chain([text.len()])
-                .collect()
-        })
+    /// Every [`STRIDE`]th line's start, and the number of `\n`.
+    fn lines(&self) -> (&[usize], usize) {
+        let (starts, breaks) = self
+            .lines
+            .get_or_init(|| crate::newlines::every_nth_line(self.source.as_bytes(), STRIDE));
+        (starts, *breaks)
+    }
+
+    /// The line `byte` is on (a byte past the end: the last line).
+    fn line_of(&self, byte: usize) -> usize {
+        let (starts, _) = self.lines();
+        let k = starts.partition_point(|&s| s <= byte) - 1;
+        let text = self.source.as_bytes();
+        let between = &text[starts[k]..byte.min(text.len())];
+        k * STRIDE + crate::newlines::newlines(between).count()
+    }
+
+    /// Where line `line` starts and ends (with its `\n`); `None` past
+    /// the last line.
+    fn range_of(&self, line: usize) -> Option<Range<usize>> {
+        let (starts, breaks) = self.lines();
+        if line > breaks {
+            return None;
+        }
+        let text = self.source.as_bytes();
+        let from = starts[line / STRIDE];
+        let start = match line % STRIDE {
+            0 => from,
+            skip => from + crate::newlines::newlines(&text[from..]).nth(skip - 1)? + 1,
+        };
+        let end = crate::newlines::newlines(&text[start..])
+            .next()
+            .map_or(text.len(), |i| start + i + 1);
+        Some(start..end)
     }
 }
 
@@ -127,23 +158,16 @@ impl<'a> Files<'a> for Texts<'_> {
     }
 
     fn line_index(&'a self, id: usize, byte_index: usize) -> Result<usize, FilesError> {
-        // The last entry is the text's end, not a line's start.
-        let starts = self.get(id)?.starts();
-        let lines = &starts[..starts.len() - 1];
-        Ok(lines
-            .partition_point(|&s| s <= byte_index)
-            .saturating_sub(1))
+        Ok(self.get(id)?.line_of(byte_index))
     }
 
     fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, FilesError> {
-        let starts = self.get(id)?.starts();
-        match (starts.get(line_index), starts.get(line_index + 1)) {
-            (Some(&start), Some(&end)) => Ok(start..end),
-            _ => Err(FilesError::LineTooLarge {
+        let text = self.get(id)?;
+        text.range_of(line_index)
+            .ok_or_else(|| FilesError::LineTooLarge {
                 given: line_index,
-                max: starts.len() - 2,
-            }),
-        }
+                max: text.lines().1,
+            })
     }
 }
 
@@ -229,6 +253,12 @@ mod tests {
             "foo\nbar\r\n\nbaz",
             "é\n日本\n\n🎈x",
             "x\n".repeat(70).as_str(),
+            // Past several of the index's strides, lines of every length.
+            (0..1200)
+                .map(|i| format!("{}\n", "é".repeat(i % 7)))
+                .collect::<String>()
+                .as_str(),
+            "y\n".repeat(STRIDE * 2).as_str(),
         ]
         .map(str::to_string);
         for text in &texts {

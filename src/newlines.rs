@@ -18,6 +18,43 @@ pub fn line_breaks(bytes: &[u8]) -> Bits<'_, Breaks> {
 
 pub type Newlines<'b> = Bits<'b, LineFeeds>;
 
+/// Where every `nth` line of `bytes` starts (line 0, line `nth`, line
+/// `2 * nth`, ...), and how many `\n` it holds: the line feeds of each
+/// 64-byte block counted at once, the positions taken only in the blocks
+/// that hold a line wanted. A diagnostic names a few lines of a patch that
+/// may have millions; this is its index of them, a word per `nth` lines.
+pub fn every_nth_line(bytes: &[u8], nth: usize) -> (Vec<usize>, usize) {
+    let nth = nth.max(1);
+    let mut starts = vec![0];
+    let mut count = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let mut mask = match bytes.get(at..at + BLOCK) {
+            Some(block) => equal(block.try_into().expect("a block"), b'\n'),
+            None => {
+                let mut block = [0u8; BLOCK];
+                block[..bytes.len() - at].copy_from_slice(&bytes[at..]);
+                equal(&block, b'\n')
+            }
+        };
+        let here = mask.count_ones() as usize;
+        // The next line wanted starts after the `nth`-th `\n` from the last.
+        if count + here >= starts.len() * nth {
+            while mask != 0 {
+                count += 1;
+                if count % nth == 0 {
+                    starts.push(at + mask.trailing_zeros() as usize + 1);
+                }
+                mask &= mask - 1;
+            }
+        } else {
+            count += here;
+        }
+        at += BLOCK;
+    }
+    (starts, count)
+}
+
 /// The lines of `text`, each with its `\n` (the last without one if the
 /// text does not end with it): `str::split_inclusive('\n')`, found by
 /// [`newlines`], which is faster for lines a few dozen bytes long.
@@ -163,6 +200,35 @@ fn equal(block: &[u8; BLOCK], byte: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every `nth` line's start and the count of `\n`, as a walk over
+    /// the lines finds them: for texts across and inside 64-byte blocks,
+    /// ending with and without a `\n`, runs of empty lines.
+    #[test]
+    fn every_nth_line_is_where_the_lines_start() {
+        let mut texts = vec![String::new(), "\n".into(), "abc".into(), "\n\n\n".into()];
+        for seed in 0..40usize {
+            let text: String = (0..seed * 13)
+                .map(|i| match (i * 7 + seed) % 11 {
+                    0 | 5 => '\n',
+                    3 => 'é',
+                    _ => 'x',
+                })
+                .collect();
+            texts.push(text);
+        }
+        texts.push("\n".repeat(300));
+        for text in &texts {
+            let walked: Vec<usize> = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            for nth in [1, 2, 3, 7, 64, 1000] {
+                let want: Vec<usize> = walked.iter().copied().step_by(nth).collect();
+                let got = every_nth_line(text.as_bytes(), nth);
+                assert_eq!(got, (want, walked.len() - 1), "{text:?} every {nth}");
+            }
+        }
+    }
 
     /// Every `\n` and nothing else (and every break, `\n` or `\r`),
     /// whatever the bytes around it, in a whole block, across blocks and in
