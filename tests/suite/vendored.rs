@@ -103,9 +103,11 @@ proptest! {
     }
 }
 
-/// `vendor/pest.diff` is what `vendor/pest` changes: it reverses cleanly
-/// out of the vendored source (`git apply -R --check`), so the diff a
-/// reader reviews is the code that runs.
+/// `vendor/pest.diff` is in `vendor/pest`: it reverses cleanly out of the
+/// vendored source (`git apply -R --check`), so the change a reader
+/// reviews is the code that runs; and it touches the two files
+/// `vendor/README.md` describes, no other. (That the rest is pest 2.9.6
+/// as published, a reader checks against crates.io.)
 #[test]
 fn the_vendored_diff_is_the_vendored_change() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -119,7 +121,7 @@ fn the_vendored_diff_is_the_vendored_change() {
         "vendor/pest.diff does not reverse out of vendor/pest: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // And it changes exactly the two files it names.
+    // And the files it changes are the two the README describes.
     let diff = std::fs::read_to_string(format!("{root}/vendor/pest.diff")).expect("the diff");
     let files: Vec<_> = diff
         .lines()
