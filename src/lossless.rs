@@ -210,8 +210,7 @@ pub fn read(mut reader: impl std::io::Read, size: usize) -> std::io::Result<Deco
         bytes
             .try_reserve_exact(size.saturating_add(1))
             .map_err(|_| no_memory(size))?;
-        let spare = bytes.spare_capacity_mut();
-        crate::pages::populate(spare.as_ptr().cast(), spare.len());
+        crate::pages::populate_spare(&mut bytes);
         reader.read_to_end(&mut bytes)?;
         return Ok(decoded(bytes));
     }

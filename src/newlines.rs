@@ -28,15 +28,7 @@ pub fn every_nth_line(bytes: &[u8], nth: usize) -> (Vec<usize>, usize) {
     let mut starts = vec![0];
     let mut count = 0;
     let mut at = 0;
-    while at < bytes.len() {
-        let mut mask = match bytes.get(at..at + BLOCK) {
-            Some(block) => equal(block.try_into().expect("a block"), b'\n'),
-            None => {
-                let mut block = [0u8; BLOCK];
-                block[..bytes.len() - at].copy_from_slice(&bytes[at..]);
-                equal(&block, b'\n')
-            }
-        };
+    while let Some(mut mask) = block_mask(bytes, at, |block| equal(block, b'\n')) {
         let here = mask.count_ones() as usize;
         // The next line wanted starts after the `nth`-th `\n` from the last.
         if count + here >= starts.len() * nth {
@@ -144,21 +136,28 @@ impl<S: Select> Iterator for Bits<'_, S> {
     #[inline]
     fn next(&mut self) -> Option<usize> {
         while self.mask == 0 {
-            self.mask = match self.bytes.get(self.at..self.at + BLOCK) {
-                Some(block) => self.select.mask(block.try_into().expect("a block")),
-                None => {
-                    // The last bytes, padded with zeros (no `\n`).
-                    let rest = self.bytes.get(self.at..).filter(|r| !r.is_empty())?;
-                    let mut block = [0u8; BLOCK];
-                    block[..rest.len()].copy_from_slice(rest);
-                    self.select.mask(&block)
-                }
-            };
+            let select = &mut self.select;
+            self.mask = block_mask(self.bytes, self.at, |block| select.mask(block))?;
             self.at += BLOCK;
         }
         let i = self.at - BLOCK + self.mask.trailing_zeros() as usize;
         self.mask &= self.mask - 1;
         Some(i)
+    }
+}
+
+/// `mask` of the block of `bytes` from `at`: the last bytes padded with
+/// zeros (no `\n`, no `\r`); `None` past the end.
+#[inline]
+fn block_mask(bytes: &[u8], at: usize, mask: impl FnOnce(&[u8; BLOCK]) -> u64) -> Option<u64> {
+    match bytes.get(at..at + BLOCK) {
+        Some(block) => Some(mask(block.try_into().expect("a block"))),
+        None => {
+            let rest = bytes.get(at..).filter(|r| !r.is_empty())?;
+            let mut block = [0u8; BLOCK];
+            block[..rest.len()].copy_from_slice(rest);
+            Some(mask(&block))
+        }
     }
 }
 

@@ -47,6 +47,13 @@ pub fn populate(start: *const u8, len: usize) {
     }
 }
 
+/// [`populate`] for the room `bytes` has past its length, which a read
+/// is about to fill.
+pub fn populate_spare(bytes: &mut Vec<u8>) {
+    let spare = bytes.spare_capacity_mut();
+    populate(spare.as_ptr().cast(), spare.len());
+}
+
 #[cfg(test)]
 mod tests {
     /// Mapping pages keeps what they hold, written or not, on both sides
@@ -59,8 +66,7 @@ mod tests {
         let half = len / 2 + 7;
         buf.extend((0..half).map(|i| (i * 31 + i / 4096) as u8));
         super::populate(buf.as_ptr(), buf.capacity());
-        let spare = buf.spare_capacity_mut();
-        super::populate(spare.as_ptr().cast(), spare.len());
+        super::populate_spare(&mut buf);
         assert!(buf
             .iter()
             .enumerate()

@@ -96,6 +96,14 @@ impl<'s> OpCx<'_, 's> {
         })
     }
 
+    /// The edits' keys, made now where `rel` is still read ahead: the
+    /// parse of a large patch often ends first, and the keys need no text
+    /// (`None`: [`split_expecting`](crate::apply::matching::find::split_expecting)
+    /// makes them).
+    fn keys_ahead(&self, rel: &RelPath, edits: &[Edit<'_>]) -> Option<Keys> {
+        self.tree.reads_ahead(rel).then(|| Keys::of(edits))
+    }
+
     /// Deleting a file; with `expect`, its edits must leave it empty.
     pub fn delete<'p>(
         &mut self,
@@ -118,7 +126,7 @@ impl<'s> OpCx<'_, 's> {
                 .hint("delete the files inside it one by one"),
             );
         }
-        let keys = expect.filter(|_| self.tree.reads_ahead(&rel)).map(Keys::of);
+        let keys = expect.and_then(|edits| self.keys_ahead(&rel, edits));
         let original = self.read_text(&op.path, &rel, entry)?;
         let mode = mode_of(entry);
         let Some(edits) = expect else {
@@ -162,9 +170,7 @@ impl<'s> OpCx<'_, 's> {
     where
         's: 'p,
     {
-        // The edits' keys are made while the file is still read ahead: the
-        // parse of a large patch often ends first, and the keys need no text.
-        let keys = self.tree.reads_ahead(&rel).then(|| Keys::of(edits));
+        let keys = self.keys_ahead(&rel, edits);
         let original = self.read_text(&op.path, &rel, entry)?;
         let output = self.edit_text(op, &rel, Source::File(original, keys), edits)?;
         let mode = mode_of(entry);

@@ -17,8 +17,7 @@ use std::os::fd::AsFd;
 pub fn read_sized(fd: impl AsFd, size: usize) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     reserve(&mut bytes, size.saturating_add(1))?;
-    let spare = bytes.spare_capacity_mut();
-    crate::pages::populate(spare.as_ptr().cast(), spare.len());
+    crate::pages::populate_spare(&mut bytes);
     loop {
         if bytes.len() == bytes.capacity() {
             // The file grew while read: take the rest.
