@@ -68,6 +68,7 @@ pub mod mcp;
 pub mod openai;
 pub mod report;
 pub mod summary;
+pub mod timings;
 
 // Modules the crate's own tests, fuzzers and attacks reach into: public
 // (and hidden from the docs) only with the `internals` feature, which
@@ -401,6 +402,7 @@ fn pipeline(
             }]);
         }
     };
+    timings::mark("parsed");
     outcome.diagnostics.append(&mut warnings);
     outcome.ignored_metadata = patch.ignored_metadata.clone();
     let (errors, mut warnings): (Vec<_>, Vec<_>) = validate::validate(&patch, root)
@@ -410,6 +412,7 @@ fn pipeline(
     if !errors.is_empty() {
         return Err(errors);
     }
+    timings::mark("validated");
     let Some(tree) = tree else {
         // No tree: a conversion prints the patch's own edits, where it can.
         if let (Some(to), Some(from)) = (options.convert, outcome.format) {
@@ -429,6 +432,7 @@ fn pipeline(
         false => apply::Originals::Release,
     };
     let mut plan = apply::plan_with(&patch, &*tree, root, originals)?;
+    timings::mark("planned");
     outcome.diagnostics.append(&mut plan.warnings);
     if let Some(to) = options.convert {
         outcome.converted = Some(convert::convert(&plan, to).map_err(|d| vec![*d])?);
@@ -436,6 +440,7 @@ fn pipeline(
     let results = || file_results(&plan, options);
     if outcome.mode != (Mode::Apply { dry_run: false }) {
         outcome.files = results();
+        timings::mark("counted");
         return Ok(());
     }
     if !go_on() {
@@ -453,8 +458,10 @@ fn pipeline(
         files
     } else {
         apply::commit(&plan, tree).map_err(|d| vec![*d])?;
+        timings::mark("written");
         results()
     };
+    timings::mark("counted");
     Ok(())
 }
 

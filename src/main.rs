@@ -258,8 +258,13 @@ fn read_stdin() -> Result<String, String> {
 }
 
 fn main() -> std::process::ExitCode {
+    grammar_patch::timings::start();
     let code = run_cli();
     let _ = std::io::stdout().flush();
+    grammar_patch::timings::mark("output written");
+    if let Some(report) = grammar_patch::timings::report() {
+        eprint!("{report}");
+    }
     std::process::ExitCode::from(u8::try_from(code).unwrap_or(2))
 }
 
@@ -274,6 +279,7 @@ fn run_cli() -> i32 {
         Ok(cli) => cli,
         Err(e) => return arguments_refused(e),
     };
+    grammar_patch::timings::mark("arguments read");
     let color = diagnostics::Color::from(cli.color);
     match cli.command {
         Command::Apply {
@@ -466,6 +472,7 @@ fn patch_command(input: Input, mode: Mode, fsync: bool, color: diagnostics::Colo
         Ok(p) => p,
         Err(e) => return failed_command(Code::UsageError, e, json, dry_run),
     };
+    grammar_patch::timings::mark("patch read");
     let Some(wait) = seconds(input.wait) else {
         let e = "--wait takes a number of seconds".to_string();
         return failed_command(Code::UsageError, e, json, dry_run);

@@ -373,6 +373,7 @@ impl<'a> Request<'a> {
             Err(d) => return Err(d),
         };
         tree.set_sync(fsync);
+        crate::timings::mark("root opened and locked");
         let canonical = tree.root().to_path_buf();
         let mut outcome = guarded(&mut tree, |tree| {
             crate::run_unwrapped(

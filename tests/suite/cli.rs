@@ -1004,3 +1004,53 @@ fn convert_takes_no_output_option() {
         );
     }
 }
+
+/// `GRAMMAR_PATCH_TIMINGS` asks for where an apply's time goes: the end of
+/// each phase on standard error, in the order the phases run, each at
+/// least as late as the one before. Unasked (or set empty), no line of
+/// it; the result on standard output is the same either way.
+#[test]
+fn timings_are_written_where_asked_and_only_there() {
+    let phases = [
+        "arguments read",
+        "patch read",
+        "root opened and locked",
+        "parsed",
+        "validated",
+        "planned",
+        "written",
+        "counted",
+        "output written",
+    ];
+    let mut results = vec![];
+    for asked in [Some("1"), None, Some("")] {
+        let tmp = tree();
+        let mut cmd = gp(&["apply", "--json", "--root", tmp.path().to_str().unwrap()]);
+        match asked {
+            Some(v) => cmd.env("GRAMMAR_PATCH_TIMINGS", v),
+            None => cmd.env_remove("GRAMMAR_PATCH_TIMINGS"),
+        };
+        let out = run_with_stdin(cmd, PATCH);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(content(&tmp), "a\nB\n");
+        let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+        let marks: Vec<(f64, String)> = stderr
+            .lines()
+            .filter_map(|l| l.strip_prefix("timings:"))
+            .map(|l| {
+                let (ms, phase) = l.trim().split_once(" ms  ").expect("`MS ms  PHASE`");
+                (ms.trim().parse().unwrap(), phase.to_string())
+            })
+            .collect();
+        if asked == Some("1") {
+            let named: Vec<&str> = marks.iter().map(|(_, p)| p.as_str()).collect();
+            assert_eq!(named, phases, "{stderr}");
+            assert!(marks.windows(2).all(|w| w[0].0 <= w[1].0), "{stderr}");
+            assert!(marks[0].0 >= 0.0);
+        } else {
+            assert!(marks.is_empty() && !stderr.contains("timings"), "{stderr}");
+        }
+        results.push(json(&out)["files"].clone());
+    }
+    assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:?}");
+}

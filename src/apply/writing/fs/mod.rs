@@ -473,7 +473,9 @@ impl FileTree for DiskTree {
         let read = std::thread::Builder::new().spawn(move || {
             read_regular(resolver, dir.as_fd(), &rel, limit, |fd, size| {
                 read::read_text(fd, size).map(|mut read| {
+                    crate::timings::mark("read ahead: file read");
                     read.lines = Some(Split::of(&read.text, true, true));
+                    crate::timings::mark("read ahead: lines split");
                     read
                 })
             })

@@ -1,0 +1,47 @@
+//! Where a command's time goes, for whoever asks (`GRAMMAR_PATCH_TIMINGS`
+//! set and not empty): the end of each phase is marked as it happens
+//! ([`mark`]), on whichever thread does it, and the command line writes
+//! the marks to standard error when it is done ([`report`]). Unasked, a
+//! mark is the load of one flag.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+static ON: AtomicBool = AtomicBool::new(false);
+static START: OnceLock<Instant> = OnceLock::new();
+static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
+
+/// Starts the clock where `GRAMMAR_PATCH_TIMINGS` asks for timings; the
+/// command line calls this first.
+pub fn start() {
+    if std::env::var_os("GRAMMAR_PATCH_TIMINGS").is_some_and(|v| !v.is_empty()) {
+        START.get_or_init(Instant::now);
+        ON.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Marks the end of `phase`, where timings were asked for.
+pub fn mark(phase: &'static str) {
+    if ON.load(Ordering::Relaxed) {
+        let now = Instant::now();
+        MARKS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((phase, now));
+    }
+}
+
+/// The marks so far, one line each in the order of their times: the
+/// milliseconds from [`start`] and the phase; `None` where timings were
+/// not asked for.
+pub fn report() -> Option<String> {
+    let start = *START.get()?;
+    let mut marks = MARKS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    marks.sort_by_key(|&(_, at)| at);
+    let lines = marks.iter().map(|(phase, at)| {
+        let ms = at.duration_since(start).as_secs_f64() * 1e3;
+        format!("timings: {ms:9.3} ms  {phase}\n")
+    });
+    Some(lines.collect())
+}
