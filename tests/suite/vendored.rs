@@ -1,13 +1,15 @@
-//! pest as vendored (`vendor/pest`, `vendor/README.md`): its two changes
-//! against a naive model of what upstream pest computes, and its diff file
-//! against its source.
+//! pest as vendored (`vendor/pest`, `vendor/README.md`): its three
+//! changes against a naive model of what upstream pest computes, and its
+//! diff file against its source.
 //!
 //! The changes: the rest of a line, `(!"\n" ~ ANY)*`, is found sixteen
 //! bytes at a step; the line index behind `line_col` is made when a
-//! position is first asked for. A grammar of lines, each rule ending in
-//! the rest of its line, reads texts of ASCII, multi-byte chars and
-//! newlines; each pair must end where the naive scan says, and every
-//! `line_col` must be the one counted char by char.
+//! position is first asked for; a literal is compared byte by byte. A
+//! grammar of lines, each rule ending in the rest of its line, reads texts
+//! of ASCII, multi-byte chars and newlines; each pair must end where the
+//! naive scan says, and every `line_col` must be the one counted char by
+//! char. A literal, tried at every char of such texts, must match exactly
+//! where the text there starts with it.
 
 use pest::Parser;
 use pest_derive::Parser;
@@ -99,6 +101,55 @@ proptest! {
             (result, at) => {
                 return Err(TestCaseError::fail(format!("{result:?} with `x` at {at:?}")));
             }
+        }
+    }
+}
+
+/// Literals a grammar tries at a line's start, and near misses: prefixes
+/// of one another, multi-byte chars, the empty literal.
+fn literal() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-c x\n-]{0,5}",
+        Just("- ".to_string()),
+        Just("---".to_string()),
+        Just("é".to_string()),
+        Just("你好x".to_string()),
+        Just("🎈".to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A literal matches where the text, from the position it is tried
+    /// at, starts with it, and the position moves past it; anywhere else
+    /// it fails. Half the literals are taken from the text at the position
+    /// (a match), cut to a few chars.
+    #[test]
+    fn a_literal_matches_where_the_text_starts_with_it(
+        pieces in proptest::collection::vec(piece(), 0..12),
+        lit in literal(),
+        skip in 0usize..48,
+        from_text in any::<bool>(),
+        cut in 0usize..6,
+    ) {
+        let text = text_of(&pieces);
+        let skip = skip.min(text.chars().count());
+        let at = text.char_indices().nth(skip).map_or(text.len(), |(i, _)| i);
+        let lit = match from_text {
+            true => text[at..].chars().take(cut).collect(),
+            false => lit,
+        };
+        let moved = std::cell::Cell::new(None);
+        let result = pest::state::<(), _>(&text, |s| {
+            s.skip(skip)
+                .and_then(|s| s.match_string(&lit))
+                .inspect(|s| moved.set(Some(s.position().pos())))
+        });
+        let want = text[at..].starts_with(lit.as_str());
+        prop_assert_eq!(result.is_ok(), want, "{:?} at {} in {:?}", lit, at, text);
+        if want {
+            prop_assert_eq!(moved.get(), Some(at + lit.len()));
         }
     }
 }

@@ -422,13 +422,18 @@ impl<'i> Position<'i> {
     /// otherwise. If no match was made, `pos` will not be updated.
     #[inline]
     pub(crate) fn match_string(&mut self, string: &str) -> bool {
-        let to = self.pos + string.len();
-
-        if Some(string.as_bytes()) == self.input.as_bytes().get(self.pos..to) {
-            self.pos = to;
-            true
-        } else {
-            false
+        // grammar-patch: a literal (a line's prefix, a keyword: a few
+        // bytes) is compared here byte by byte, the first byte (where the
+        // alternatives tried at a line's start differ) first, not by a
+        // call to `memcmp` for each.
+        let bytes = string.as_bytes();
+        let to = self.pos + bytes.len();
+        match self.input.as_bytes().get(self.pos..to) {
+            Some(here) if here.iter().zip(bytes).all(|(a, b)| a == b) => {
+                self.pos = to;
+                true
+            }
+            _ => false,
         }
     }
 
