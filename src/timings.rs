@@ -2,13 +2,12 @@
 //! set and not empty): the end of each phase is marked as it happens
 //! ([`mark`]), on whichever thread does it, and the command line writes
 //! the marks to standard error when it is done ([`report`]). Unasked, a
-//! mark is the load of one flag.
+//! mark is one load of the unset clock.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-static ON: AtomicBool = AtomicBool::new(false);
+/// When the clock started; unset where timings were not asked for.
 static START: OnceLock<Instant> = OnceLock::new();
 static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
 
@@ -17,13 +16,12 @@ static MARKS: Mutex<Vec<(&'static str, Instant)>> = Mutex::new(Vec::new());
 pub fn start() {
     if std::env::var_os("GRAMMAR_PATCH_TIMINGS").is_some_and(|v| !v.is_empty()) {
         START.get_or_init(Instant::now);
-        ON.store(true, Ordering::Relaxed);
     }
 }
 
 /// Marks the end of `phase`, where timings were asked for.
 pub fn mark(phase: &'static str) {
-    if ON.load(Ordering::Relaxed) {
+    if START.get().is_some() {
         let now = Instant::now();
         MARKS
             .lock()
