@@ -452,13 +452,17 @@ fn pipeline(
     // The results read the plan alone: where they count many changed
     // regions' lines (in text the planning left long ago), on the other
     // core while the commit writes.
+    let mut commit = || {
+        let committed = apply::commit(&plan, tree);
+        timings::mark("written");
+        committed
+    };
     outcome.files = if !options.uncounted && plan.pieces_to_count() >= RESULTS_BESIDE {
-        let (committed, files) = apply::beside::overlap(results, || apply::commit(&plan, tree));
+        let (committed, files) = apply::beside::overlap(results, commit);
         committed.map_err(|d| vec![*d])?;
         files
     } else {
-        apply::commit(&plan, tree).map_err(|d| vec![*d])?;
-        timings::mark("written");
+        commit().map_err(|d| vec![*d])?;
         results()
     };
     timings::mark("counted");

@@ -1005,6 +1005,18 @@ fn convert_takes_no_output_option() {
     }
 }
 
+/// The phases and their milliseconds in `GRAMMAR_PATCH_TIMINGS`' lines.
+fn timing_marks(stderr: &str) -> Vec<(f64, String)> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("timings:"))
+        .map(|l| {
+            let (ms, phase) = l.trim().split_once(" ms  ").expect("`MS ms  PHASE`");
+            (ms.trim().parse().unwrap(), phase.to_string())
+        })
+        .collect()
+}
+
 /// `GRAMMAR_PATCH_TIMINGS` asks for where an apply's time goes: the end of
 /// each phase on standard error, in the order the phases run, each at
 /// least as late as the one before. Unasked (or set empty), no line of
@@ -1034,14 +1046,7 @@ fn timings_are_written_where_asked_and_only_there() {
         assert_eq!(out.status.code(), Some(0));
         assert_eq!(content(&tmp), "a\nB\n");
         let stderr = String::from_utf8(out.stderr.clone()).unwrap();
-        let marks: Vec<(f64, String)> = stderr
-            .lines()
-            .filter_map(|l| l.strip_prefix("timings:"))
-            .map(|l| {
-                let (ms, phase) = l.trim().split_once(" ms  ").expect("`MS ms  PHASE`");
-                (ms.trim().parse().unwrap(), phase.to_string())
-            })
-            .collect();
+        let marks = timing_marks(&stderr);
         if asked == Some("1") {
             let named: Vec<&str> = marks.iter().map(|(_, p)| p.as_str()).collect();
             assert_eq!(named, phases, "{stderr}");
@@ -1053,4 +1058,31 @@ fn timings_are_written_where_asked_and_only_there() {
         results.push(json(&out)["files"].clone());
     }
     assert!(results.windows(2).all(|w| w[0] == w[1]), "{results:?}");
+}
+
+/// A patch that changes so many regions that their lines are counted
+/// beside the commit still has the commit's end marked, before the count's.
+#[test]
+fn timings_mark_the_commit_where_the_count_runs_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 40_000;
+    let file: String = (0..n).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(tmp.path().join("f.txt"), &file).unwrap();
+    let mut patch = format!("--- a/f.txt\n+++ b/f.txt\n@@ -1,{n} +1,{n} @@\n");
+    for i in 0..n {
+        match i % 2 {
+            0 => patch.push_str(&format!(" line {i}\n")),
+            _ => patch.push_str(&format!("-line {i}\n+LINE {i}\n")),
+        }
+    }
+    let mut cmd = gp(&["apply", "--json", "--root", tmp.path().to_str().unwrap()]);
+    cmd.env("GRAMMAR_PATCH_TIMINGS", "1");
+    let out = run_with_stdin(cmd, &patch);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(content(&tmp).starts_with("line 0\nLINE 1\nline 2\n"));
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    let named: Vec<String> = timing_marks(&stderr).into_iter().map(|(_, p)| p).collect();
+    let written = named.iter().position(|p| p == "written");
+    let counted = named.iter().position(|p| p == "counted");
+    assert!(written.is_some() && written < counted, "{stderr}");
 }
