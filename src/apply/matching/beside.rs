@@ -11,9 +11,19 @@
 //! waits for the other to start: a pass is in chunks that each thread
 //! takes in turn ([`share`]), and a task beside other work is done here
 //! when the other thread has not taken it by then ([`overlap`]).
+//!
+//! Where a new thread runs is the kernel's choice, and a kernel that
+//! keeps idle CPUs asleep (as the guest we measure on does) queues it on
+//! the busy CPU of the thread that started it: the two then take turns
+//! there, or the new one waits up to a scheduler tick (milliseconds), while
+//! the other CPU idles. So every thread here is started by [`start`] or
+//! [`start_in`]: its first act is to leave its starter's CPU (its affinity
+//! without it, where another is allowed), and the starter yields once, so
+//! that a thread queued behind it runs at once to do so.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::thread::{JoinHandle, Scope, ScopedJoinHandle};
 
 /// Runs `work` on chunks `0..n`, each once, on this thread and, for `n`
 /// of [`SHARED`] or more, on one more: each thread takes the next chunk not
@@ -39,7 +49,7 @@ pub fn share<S: Send, T: Send>(
     };
     let (mut done, theirs) = if n >= SHARED {
         std::thread::scope(|scope| {
-            let other = scope.spawn(|| {
+            let other = start_in(scope, || {
                 let mut theirs = theirs();
                 let done = run(&mut theirs);
                 (theirs, done)
@@ -64,7 +74,7 @@ pub fn overlap<A, B: Send>(task: impl FnOnce() -> B + Send, mine: impl FnOnce() 
     let slot = Mutex::new(Some(task));
     let take = || slot.lock().expect("no task panics").take();
     std::thread::scope(|scope| {
-        let other = scope.spawn(|| take().map(|task| task()));
+        let other = start_in(scope, || take().map(|task| task()));
         let a = mine();
         let b = match take() {
             Some(task) => task(),
@@ -75,6 +85,47 @@ pub fn overlap<A, B: Send>(task: impl FnOnce() -> B + Send, mine: impl FnOnce() 
         };
         (a, b)
     })
+}
+
+/// Starts `work` on a new thread, on another CPU than this thread's where
+/// the process may use one (see the module's documentation).
+pub fn start<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::io::Result<JoinHandle<T>> {
+    let thread = std::thread::Builder::new().spawn(elsewhere(work));
+    std::thread::yield_now();
+    thread
+}
+
+/// [`start`] for a thread of `scope`.
+fn start_in<'s, T: Send + 's>(
+    scope: &'s Scope<'s, '_>,
+    work: impl FnOnce() -> T + Send + 's,
+) -> ScopedJoinHandle<'s, T> {
+    let thread = scope.spawn(elsewhere(work));
+    std::thread::yield_now();
+    thread
+}
+
+/// `work`, made to move the thread that runs it off this thread's CPU
+/// first.
+fn elsewhere<T>(work: impl FnOnce() -> T) -> impl FnOnce() -> T {
+    let starter = rustix::thread::sched_getcpu();
+    move || {
+        leave(starter);
+        work()
+    }
+}
+
+/// Takes `cpu` from this thread's affinity, where another CPU is left in
+/// it; where the call is refused, nothing changes.
+fn leave(cpu: usize) {
+    if let Ok(mut cpus) = rustix::thread::sched_getaffinity(None) {
+        cpus.unset(cpu);
+        if cpus.count() > 0 {
+            let _ = rustix::thread::sched_setaffinity(None, &cpus);
+        }
+    }
 }
 
 /// How large a file is (in bytes) before a pass over it is made beside
@@ -108,6 +159,46 @@ mod tests {
             );
             assert_eq!((a, b, runs.load(Ordering::Relaxed)), (3, 7, 1));
         }
+    }
+
+    /// A thread started beside this one leaves the CPU it was started
+    /// from, and only that one, where the process may use more than one;
+    /// on one CPU its affinity stays whole.
+    #[test]
+    fn a_thread_started_beside_leaves_its_starters_cpu() {
+        let allowed = rustix::thread::sched_getaffinity(None).unwrap();
+        let count = |cpus: &rustix::thread::CpuSet| cpus.count();
+        let (cpu, theirs) = start(|| {
+            let cpus = rustix::thread::sched_getaffinity(None).unwrap();
+            (rustix::thread::sched_getcpu(), cpus)
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+        if count(&allowed) > 1 {
+            assert_eq!(count(&theirs), count(&allowed) - 1);
+            assert!(theirs.is_set(cpu), "it runs where it may");
+        } else {
+            assert_eq!(count(&theirs), count(&allowed));
+        }
+        // Within a scope the same, and leaving a CPU not allowed (or the
+        // last one) changes nothing.
+        std::thread::scope(|scope| {
+            let theirs = start_in(scope, || rustix::thread::sched_getaffinity(None).unwrap());
+            let theirs = theirs.join().unwrap();
+            assert_eq!(
+                count(&theirs),
+                count(&allowed) - u32::from(count(&allowed) > 1)
+            );
+        });
+        let outside = (0..rustix::thread::CpuSet::MAX_CPU)
+            .find(|&c| !allowed.is_set(c))
+            .unwrap();
+        let kept = std::thread::spawn(move || {
+            leave(outside);
+            rustix::thread::sched_getaffinity(None).unwrap()
+        });
+        assert_eq!(count(&kept.join().unwrap()), count(&allowed));
     }
 
     /// Every chunk is done once, its result in its place, and the states

@@ -30,7 +30,7 @@
 
 mod read;
 
-pub use read::read_sized;
+pub use read::{read_sized, Pages};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -45,6 +45,7 @@ use rustix::io::Errno;
 
 use super::beneath::{self, Resolver};
 use super::state::JournalFile;
+use crate::apply::matching::beside;
 use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
 use crate::apply::Split;
 use crate::lossless::Decoded;
@@ -439,7 +440,7 @@ impl FileTree for DiskTree {
     }
 
     fn read(&self, path: &RelPath, limit: u64) -> io::Result<Vec<u8>> {
-        self.read_with(path, limit, |fd, size| read_sized(fd, size))
+        self.read_with(path, limit, |fd, size| read_sized(fd, size, Pages::Mapped))
     }
 
     fn read_text(&self, path: &RelPath, limit: u64) -> io::Result<Decoded> {
@@ -455,7 +456,9 @@ impl FileTree for DiskTree {
                 return Ok(text);
             }
         }
-        self.read_with(path, limit, |fd, size| read::read_text(fd, size))
+        self.read_with(path, limit, |fd, size| {
+            read::read_text(fd, size, Pages::Mapped)
+        })
     }
 
     fn read_ahead(&self, path: &RelPath, limit: u64) {
@@ -470,9 +473,9 @@ impl FileTree for DiskTree {
         // a blank: the planner takes that split, which otherwise would
         // come after the parse ([`Split`]).
         let (resolver, rel) = (self.resolver, path.clone());
-        let read = std::thread::Builder::new().spawn(move || {
+        let read = beside::start(move || {
             read_regular(resolver, dir.as_fd(), &rel, limit, |fd, size| {
-                read::read_text(fd, size).map(|mut read| {
+                read::read_text(fd, size, Pages::Faulted).map(|mut read| {
                     crate::timings::mark("read ahead: file read");
                     read.lines = Some(Split::of(&read.text, true, true));
                     crate::timings::mark("read ahead: lines split");

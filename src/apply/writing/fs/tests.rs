@@ -11,9 +11,17 @@ fn a_sized_read_takes_the_whole_file() {
     for len in [0, 1, 4095, 4096, 300_000] {
         let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
         std::fs::write(&path, &bytes).unwrap();
-        for said in [0, len / 2, len] {
+        for (said, pages) in [0, len / 2, len]
+            .into_iter()
+            .zip([Pages::Mapped, Pages::Faulted, Pages::Mapped])
+            .chain([(len, Pages::Faulted)])
+        {
             let file = std::fs::File::open(&path).unwrap();
-            assert_eq!(read_sized(&file, said).unwrap(), bytes, "{len} {said}");
+            assert_eq!(
+                read_sized(&file, said, pages).unwrap(),
+                bytes,
+                "{len} {said}"
+            );
         }
     }
 }
@@ -51,7 +59,7 @@ fn pattern(len: usize) -> Vec<u8> {
 #[test]
 fn a_sized_read_with_no_room_fails() {
     let file = tempfile::tempfile().unwrap();
-    let err = read_sized(&file, usize::MAX).unwrap_err();
+    let err = read_sized(&file, usize::MAX, Pages::Mapped).unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::OutOfMemory);
 }
 
