@@ -45,7 +45,6 @@ use rustix::io::Errno;
 
 use super::beneath::{self, Resolver};
 use super::state::JournalFile;
-use crate::apply::matching::beside;
 use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
 use crate::apply::Split;
 use crate::lossless::Decoded;
@@ -473,7 +472,7 @@ impl FileTree for DiskTree {
         // a blank: the planner takes that split, which otherwise would
         // come after the parse ([`Split`]).
         let (resolver, rel) = (self.resolver, path.clone());
-        let read = beside::start(move || {
+        let read = std::thread::Builder::new().spawn(move || {
             read_regular(resolver, dir.as_fd(), &rel, limit, |fd, size| {
                 read::read_text(fd, size, Pages::Faulted).map(|mut read| {
                     crate::timings::mark("read ahead: file read");
