@@ -16,20 +16,20 @@
 //! keeps idle CPUs asleep (as the guest we measure on does) queues it on
 //! the busy CPU of the thread that started it: the two then take turns
 //! there, or the new one waits up to a scheduler tick (milliseconds), while
-//! the other CPU idles. So the threads here are started by [`start_in`]:
-//! a new thread's first act is to leave its starter's CPU (its affinity
-//! without it, where another is allowed), and the starter yields once, so
-//! that a thread queued behind it runs at once to do so. That is safe only
-//! for work this thread takes back when the other is late, as both passes
-//! here do: a thread this one waits for (the file read beside the parse,
-//! which the planner joins) is started where the kernel puts it, since on
-//! a CPU another process keeps busy it would run at half speed while this
-//! one waited (paired runs with a busy loop on the other CPU took 1.09 to
-//! 1.28 of the time with it moved).
+//! the other CPU idles. So a new thread's first act here is to leave its
+//! starter's CPU (its affinity without it, where another is allowed), and
+//! the starter yields once, so that a thread queued behind it runs at once
+//! to do so ([`start_in`]). That is always safe for work this thread takes
+//! back when the other is late, as both passes here do. A thread this one
+//! will wait for (the file read beside the parse, which the planner joins)
+//! is moved only where no other task wants a CPU at its start
+//! ([`start_awaited`]): on a CPU another process keeps busy it would run at
+//! half speed while this one waited (paired runs with a busy loop on the
+//! other CPU took 1.10 to 1.30 of the time with it always moved).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::thread::{Scope, ScopedJoinHandle};
+use std::thread::{JoinHandle, Scope, ScopedJoinHandle};
 
 /// Runs `work` on chunks `0..n`, each once, on this thread and, for `n`
 /// of [`SHARED`] or more, on one more: each thread takes the next chunk not
@@ -103,6 +103,46 @@ fn start_in<'s, T: Send + 's>(
     let thread = scope.spawn(elsewhere(work));
     std::thread::yield_now();
     thread
+}
+
+/// Starts `work` on a new thread this one will wait for (see the module's
+/// documentation): moved off this thread's CPU only where no other task
+/// wants a CPU now ([`alone`]), and told whether it was, so that it may
+/// choose how to work beside or with this one.
+pub fn start_awaited<T: Send + 'static>(
+    work: impl FnOnce(bool) -> T + Send + 'static,
+) -> std::io::Result<JoinHandle<T>> {
+    let moved = alone();
+    let builder = std::thread::Builder::new();
+    let thread = match moved {
+        true => builder.spawn(elsewhere(move || work(true))),
+        false => builder.spawn(move || work(false)),
+    };
+    if moved {
+        std::thread::yield_now();
+    }
+    thread
+}
+
+/// Whether this thread's task is the only one that wants a CPU now: the
+/// running and runnable count of `/proc/loadavg` (which counts this
+/// thread) is 1. Where it cannot be read, no.
+fn alone() -> bool {
+    let Ok(load) = std::fs::read_to_string("/proc/loadavg") else {
+        return false;
+    };
+    runnable(&load) == Some(1)
+}
+
+/// The running and runnable tasks in a `/proc/loadavg` text: the number
+/// before the `/` of its fourth field.
+fn runnable(load: &str) -> Option<u32> {
+    load.split_whitespace()
+        .nth(3)?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// `work`, made to move the thread that runs it off this thread's CPU
@@ -183,6 +223,27 @@ mod tests {
             sched_getaffinity(None).unwrap()
         });
         assert_eq!(kept.join().unwrap().count(), allowed.count());
+    }
+
+    /// A thread this one will wait for is told whether it was moved, and
+    /// was where it says; the runnable count is read from `/proc/loadavg`'s
+    /// fourth field, and a text without one moves nothing.
+    #[test]
+    fn an_awaited_thread_is_moved_only_when_alone() {
+        use rustix::thread::sched_getaffinity;
+        let allowed = sched_getaffinity(None).unwrap().count();
+        for _ in 0..20 {
+            let (moved, theirs) = start_awaited(|moved| (moved, sched_getaffinity(None).unwrap()))
+                .unwrap()
+                .join()
+                .unwrap();
+            let left = u32::from(moved && allowed > 1);
+            assert_eq!(theirs.count(), allowed - left);
+        }
+        assert_eq!(runnable("1.00 1.03 1.23 1/79 13125\n"), Some(1));
+        assert_eq!(runnable("0.52 0.58 0.59 3/467 4021"), Some(3));
+        assert_eq!(runnable("0.52 0.58 0.59"), None);
+        assert_eq!(runnable("0.52 0.58 0.59 x/467 4021"), None);
     }
 
     /// Every chunk is done once, its result in its place, and the states

@@ -45,6 +45,7 @@ use rustix::io::Errno;
 
 use super::beneath::{self, Resolver};
 use super::state::JournalFile;
+use crate::apply::matching::beside;
 use crate::apply::tree::{Entry, FileTree, Ident, Logged, RootId};
 use crate::apply::Split;
 use crate::lossless::Decoded;
@@ -472,9 +473,14 @@ impl FileTree for DiskTree {
         // a blank: the planner takes that split, which otherwise would
         // come after the parse ([`Split`]).
         let (resolver, rel) = (self.resolver, path.clone());
-        let read = std::thread::Builder::new().spawn(move || {
+        let read = beside::start_awaited(move |moved| {
+            // Moved to a CPU of its own, it takes its page faults as it
+            // reads (`Pages::Faulted`); beside the parse on one CPU, the
+            // faults would be the parse's time, and the pages are mapped
+            // first.
+            let pages = if moved { Pages::Faulted } else { Pages::Mapped };
             read_regular(resolver, dir.as_fd(), &rel, limit, |fd, size| {
-                read::read_text(fd, size, Pages::Faulted).map(|mut read| {
+                read::read_text(fd, size, pages).map(|mut read| {
                     crate::timings::mark("read ahead: file read");
                     read.lines = Some(Split::of(&read.text, true, true));
                     crate::timings::mark("read ahead: lines split");

@@ -15,8 +15,9 @@ pub enum Pages {
     /// (`pages::populate`): for a read that is all the process is doing.
     Mapped,
     /// Faulted in one by one as the read copies into them: for a read on
-    /// a second thread while the first works (the file read beside the
-    /// parse). Mapping holds the process's memory map for the whole
+    /// a CPU of its own beside the first thread's work (the file read
+    /// beside the parse, see `beside::start_awaited`). Mapping holds the
+    /// process's memory map for the whole
     /// window, and every allocation the other thread makes that changes
     /// the map (the heap growing) waits for it: paired runs of large
     /// udiff, codex and RepoPatch applies took 0.91 to 0.94 of the time
