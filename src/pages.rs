@@ -5,18 +5,18 @@
 //! kernel to map the pages first (`MADV_POPULATE_WRITE`) does the same
 //! work in a call a window: paired runs of large applies (a patch of
 //! 1.4 to 2.3 MB, a file of 7 MB) took 0.90 to 1.01 of the time they took
-//! without it. Only a read that is all the process is doing asks: the
-//! call holds the memory map for its window, which a second thread's
-//! allocations then wait for (`fs::read::Pages`). Past [`MOST`] no advice is given:
+//! without it. A read on a CPU of its own beside another thread's work
+//! does not ask: the call holds the memory map for its window, which the
+//! other thread's allocations then wait for (`fs::read::Pages`). Past
+//! [`MOST`] no advice is given:
 //! with it, applies to a file of 2,000,000 lines (70 MB; the patch 14 to
 //! 23 MB) took 0.99 to 1.04 of the time.
 //! Huge pages (`MADV_HUGEPAGE`) are not asked for: at 2,000,000 lines
 //! they made applies a quarter slower, and their slowest runs slower than
 //! GNU patch's, where the kernel compacts memory to find them.
 
-/// How much is mapped a call: a change to the memory map made meanwhile
-/// (a vector growing on a thread counting results) waits for one call at
-/// most.
+/// How much is mapped a call: a change another thread of ours makes to
+/// the memory map meanwhile (a vector growing) waits for one call at most.
 const WINDOW: usize = 2 << 20;
 
 /// Below this, the faults cost less than the calls.

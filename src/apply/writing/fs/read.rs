@@ -1,7 +1,7 @@
 //! Reading a whole file into memory: sized by `fstat` but read to its
 //! end whatever it turns out to be, refused past a limit, its buffer's
 //! pages mapped before the read fills them (`pages.rs`) unless the read
-//! runs beside other work of ours ([`Pages`]).
+//! runs on a CPU of its own beside other work of ours ([`Pages`]).
 
 use std::io;
 
@@ -15,13 +15,12 @@ pub enum Pages {
     /// (`pages::populate`): for a read that is all the process is doing.
     Mapped,
     /// Faulted in one by one as the read copies into them: for a read on
-    /// a CPU of its own beside the first thread's work (the file read
-    /// beside the parse, see `beside::start_awaited`). Mapping holds the
-    /// process's memory map for the whole
-    /// window, and every allocation the other thread makes that changes
-    /// the map (the heap growing) waits for it: paired runs of large
-    /// udiff, codex and RepoPatch applies took 0.91 to 0.94 of the time
-    /// without it, ap's about the same (issue 46).
+    /// a CPU of its own beside another thread's work (the file read beside
+    /// the parse, where `beside::start_awaited` moved it). Mapping holds
+    /// the process's memory map for a whole window, and every change the
+    /// other thread makes to the map (the heap growing) waits for it:
+    /// paired runs of large applies took 0.91 to 0.94 of the time without
+    /// it (issue 46).
     Faulted,
 }
 
