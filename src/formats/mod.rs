@@ -171,6 +171,18 @@ pub fn detect(text: &str) -> Option<Format> {
     by_line.or_else(|| searchreplace::holds_blocks(text).then_some(Format::Searchreplace))
 }
 
+/// Why a patch of `len` bytes is not parsed: 4 GiB or more
+/// ([`crate::ir::TOO_LARGE`], as for a file), where a parse's tokens keep
+/// their positions as `u32`s (`vendor/pest`), and its lines would number
+/// past what a target may have. Asked before any parse, so such a patch is
+/// refused before it is read a second time.
+fn too_large(len: usize) -> Option<Diagnostic> {
+    (len as u64 >= crate::ir::TOO_LARGE).then(|| {
+        Diagnostic::new(Code::UnsupportedFile, "the patch is 4 GiB or larger")
+            .hint("split it into patches under 4 GiB, each applied in turn")
+    })
+}
+
 /// Parses `text[body]` in `format`. Spans in the result are offsets into `text`.
 /// Returns the patch with its warnings, or every error found.
 /// `store` keeps the line texts lowering makes (a binary literal's
@@ -197,6 +209,9 @@ pub fn parse_to<'t>(
     options: crate::Options,
     contents: bool,
 ) -> Result<(Patch<'t>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    if let Some(refused) = too_large(text.len()) {
+        return Err(vec![refused]);
+    }
     let result = (format.spec().parse)(text, store, body, options, contents);
     let result = result.and_then(|(mut patch, warnings)| {
         if let Some(n) = options.strip {
@@ -358,4 +373,95 @@ pub(crate) fn syntax_diagnostic(text: &str, pos: usize, names: &[&str], hint: &s
     Diagnostic::new(Code::SyntaxError, format!("expected {expected}"))
         .at(Span::new(pos, end), label)
         .hint(hint)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `len` zero bytes as text, mapped but never touched: pages of an
+    /// anonymous mapping read as zeros, and a NUL is UTF-8. Unmapped on drop.
+    struct Zeros(*mut std::ffi::c_void, usize);
+
+    impl Zeros {
+        fn new(len: usize) -> Zeros {
+            use rustix::mm::{mmap_anonymous, MapFlags, ProtFlags};
+            // SAFETY: a new private mapping, no memory of ours.
+            let at = unsafe {
+                mmap_anonymous(
+                    std::ptr::null_mut(),
+                    len,
+                    ProtFlags::READ,
+                    MapFlags::PRIVATE | MapFlags::NORESERVE,
+                )
+            };
+            Zeros(at.expect("4 GiB of address space"), len)
+        }
+
+        fn text(&self) -> &str {
+            // SAFETY: the mapping is `self.1` readable bytes, all zero
+            // (valid UTF-8), and lives as long as `self`; not validated,
+            // which would read every page.
+            unsafe {
+                std::str::from_utf8_unchecked(std::slice::from_raw_parts(self.0.cast(), self.1))
+            }
+        }
+    }
+
+    impl Drop for Zeros {
+        fn drop(&mut self) {
+            // SAFETY: the mapping `new` made, no longer borrowed.
+            let _ = unsafe { rustix::mm::munmap(self.0, self.1) };
+        }
+    }
+
+    /// A patch of 4 GiB or more is refused as too large before any format
+    /// parses it (whose tokens keep `u32` positions); one byte less is
+    /// parsed (and, being zeros, fails as a syntax error).
+    #[test]
+    fn a_patch_of_4_gib_is_refused_before_its_parse() {
+        let len = crate::ir::TOO_LARGE as usize;
+        let huge = Zeros::new(len);
+        let store = bumpalo::Bump::new();
+        for &format in Format::ALL {
+            let errors = parse_to(
+                format,
+                huge.text(),
+                &store,
+                Span::new(0, len),
+                crate::Options::default(),
+                false,
+            )
+            .expect_err("refused");
+            assert_eq!(errors.len(), 1, "{format}");
+            assert_eq!(errors[0].code, Code::UnsupportedFile, "{format}");
+            assert!(errors[0].message.contains("4 GiB"), "{format}");
+        }
+        assert!(too_large(len - 1).is_none());
+    }
+
+    /// The vendored pest refuses an input whose positions a `u32` cannot
+    /// hold, before it reads a byte: an error, not positions that wrap.
+    #[test]
+    fn pest_refuses_an_input_past_u32_positions() {
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
+        enum Rule {
+            nul,
+        }
+        let parse = |text| {
+            pest::state::<Rule, _>(text, |s| {
+                s.rule(Rule::nul, |s| s.repeat(|s| s.match_string("\0")))
+            })
+        };
+        let over = Zeros::new(u32::MAX as usize + 1);
+        let refused = parse(over.text()).expect_err("refused");
+        assert!(
+            matches!(&refused.variant, ErrorVariant::CustomError { message } if message.contains("4 GiB")),
+            "{refused:?}"
+        );
+        // The same parse of a small text holds its span.
+        let pairs = parse("\0\0").expect("parses");
+        assert_eq!(pairs.into_iter().next().map(|p| p.as_span().end()), Some(2));
+    }
 }

@@ -156,7 +156,7 @@ proptest! {
 
 /// `vendor/pest.diff` is in `vendor/pest`: it reverses cleanly out of the
 /// vendored source (`git apply -R --check`), so the change a reader
-/// reviews is the code that runs; and it touches the two files
+/// reviews is the code that runs; and it touches the files
 /// `vendor/README.md` describes, no other. (That the rest is pest 2.9.6
 /// as published, a reader checks against crates.io.)
 #[test]
@@ -172,17 +172,72 @@ fn the_vendored_diff_is_the_vendored_change() {
         "vendor/pest.diff does not reverse out of vendor/pest: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // And the files it changes are the two the README describes.
+    // And the files it changes are those the README describes.
     let diff = std::fs::read_to_string(format!("{root}/vendor/pest.diff")).expect("the diff");
     let files: Vec<_> = diff
         .lines()
-        .filter_map(|l| l.strip_prefix("+++ b/"))
+        .filter_map(|l| l.strip_prefix("+++ b/vendor/pest/src/"))
         .collect();
     assert_eq!(
         files,
         [
-            "vendor/pest/src/iterators/line_index.rs",
-            "vendor/pest/src/position.rs"
+            "iterators/line_index.rs",
+            "iterators/pair.rs",
+            "iterators/pairs.rs",
+            "iterators/pairs_builder.rs",
+            "iterators/queueable_token.rs",
+            "iterators/tokens.rs",
+            "parser_state.rs",
+            "position.rs"
         ]
     );
+}
+
+/// No grammar of ours tags a node (`#tag = rule`), which the vendored
+/// pest no longer keeps (`vendor/README.md`): outside string literals and
+/// comments, no `#` stands in a `.pest` file.
+#[test]
+fn no_grammar_tags_a_node() {
+    let dir = format!("{}/grammars", env!("CARGO_MANIFEST_DIR"));
+    let mut grammars = 0;
+    for entry in std::fs::read_dir(&dir).expect("grammars/") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_none_or(|e| e != "pest") {
+            continue;
+        }
+        grammars += 1;
+        let text = std::fs::read_to_string(&path).expect("a grammar");
+        for (n, line) in text.lines().enumerate() {
+            assert_eq!(
+                tag_in(line),
+                None,
+                "{}:{}: a node tag in {line:?}",
+                path.display(),
+                n + 1
+            );
+        }
+    }
+    assert!(grammars >= 4, "the pest grammars were found");
+    // The scan finds a tag, and no `#` in a literal or a comment.
+    assert_eq!(tag_in(r#"sum = { #lhs = number ~ "+" }"#), Some(8));
+    assert_eq!(tag_in(r##"c = { "#" ~ "\"#" } // #x = y"##), None);
+}
+
+/// Where a `#` stands outside string literals and a `//` comment.
+fn tag_in(line: &str) -> Option<usize> {
+    let (mut quoted, mut escaped) = (false, false);
+    let bytes = line.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quoted, b) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') => quoted = false,
+            (true, _) => {}
+            (false, b'"') => quoted = true,
+            (false, b'/') if bytes.get(i + 1) == Some(&b'/') => return None,
+            (false, b'#') => return Some(i),
+            (false, _) => {}
+        }
+    }
+    None
 }

@@ -12,7 +12,6 @@ use alloc::rc::Rc;
 #[cfg(feature = "pretty-print")]
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::borrow::Borrow;
 use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::ptr;
@@ -210,10 +209,8 @@ impl<'i, R: RuleType> Pair<'i, R> {
     /// Get current node tag
     #[inline]
     pub fn as_node_tag(&self) -> Option<&str> {
-        match &self.queue[self.pair()] {
-            QueueableToken::End { tag, .. } => tag.as_ref().map(|x| x.borrow()),
-            _ => None,
-        }
+        // grammar-patch: no tag is kept (see `QueueableToken`).
+        None
     }
 
     /// Returns the inner `Pairs` between the `Pair`, consuming it.
@@ -296,7 +293,7 @@ impl<'i, R: RuleType> Pair<'i, R> {
         match self.queue[self.start] {
             QueueableToken::Start {
                 end_token_index, ..
-            } => end_token_index,
+            } => end_token_index as usize,
             _ => unreachable!(),
         }
     }
@@ -304,7 +301,7 @@ impl<'i, R: RuleType> Pair<'i, R> {
     fn pos(&self, index: usize) -> usize {
         match self.queue[index] {
             QueueableToken::Start { input_pos, .. } | QueueableToken::End { input_pos, .. } => {
-                input_pos
+                input_pos as usize
             }
         }
     }

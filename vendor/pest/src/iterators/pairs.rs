@@ -56,7 +56,7 @@ pub fn new<'i, R: RuleType>(
                 .last()
                 .map(|token| match *token {
                     QueueableToken::Start { input_pos, .. }
-                    | QueueableToken::End { input_pos, .. } => input_pos,
+                    | QueueableToken::End { input_pos, .. } => input_pos as usize,
                 })
                 .unwrap_or(0);
 
@@ -70,7 +70,7 @@ pub fn new<'i, R: RuleType>(
         cursor = match queue[cursor] {
             QueueableToken::Start {
                 end_token_index, ..
-            } => end_token_index,
+            } => end_token_index as usize,
             _ => unreachable!(),
         } + 1;
         pairs_count += 1;
@@ -390,7 +390,7 @@ impl<'i, R: RuleType> Pairs<'i, R> {
         match self.queue[self.start] {
             QueueableToken::Start {
                 end_token_index, ..
-            } => end_token_index,
+            } => end_token_index as usize,
             _ => unreachable!(),
         }
     }
@@ -399,7 +399,7 @@ impl<'i, R: RuleType> Pairs<'i, R> {
         match self.queue[self.end - 1] {
             QueueableToken::End {
                 start_token_index, ..
-            } => start_token_index,
+            } => start_token_index as usize,
             _ => unreachable!(),
         }
     }
@@ -407,7 +407,7 @@ impl<'i, R: RuleType> Pairs<'i, R> {
     fn pos(&self, index: usize) -> usize {
         match self.queue[index] {
             QueueableToken::Start { input_pos, .. } | QueueableToken::End { input_pos, .. } => {
-                input_pos
+                input_pos as usize
             }
         }
     }
@@ -722,17 +722,11 @@ mod tests {
         }
         let input = "1+2";
         let pairs = state(input, mark_branch).unwrap();
-        assert_eq!(pairs.find_first_tagged("add").unwrap().as_rule(), Rule::add);
+        // grammar-patch's copy keeps no tag (see `QueueableToken`).
+        assert_eq!(pairs.find_first_tagged("add"), None);
         assert_eq!(pairs.find_first_tagged("mul"), None);
-
-        let mut left_numbers = pairs.clone().find_tagged("lhs");
-
-        assert_eq!(left_numbers.next().unwrap().as_str(), "1");
-        assert_eq!(left_numbers.next(), None);
-        let mut right_numbers = pairs.find_tagged("rhs");
-
-        assert_eq!(right_numbers.next().unwrap().as_str(), "2");
-        assert_eq!(right_numbers.next(), None);
+        assert_eq!(pairs.clone().find_tagged("lhs").next(), None);
+        assert_eq!(pairs.find_tagged("rhs").next(), None);
     }
 
     #[test]

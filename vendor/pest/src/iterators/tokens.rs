@@ -41,7 +41,7 @@ pub fn new<'i, R: RuleType>(
             match *tok {
                 QueueableToken::Start { input_pos, .. } | QueueableToken::End { input_pos, .. } => {
                     assert!(
-                        input.get(input_pos..).is_some(),
+                        input.get(input_pos as usize..).is_some(),
                         "💥 INVALID `Tokens` CREATED 💥"
                     )
                 }
@@ -64,21 +64,21 @@ impl<'i, R: RuleType> Tokens<'i, R> {
                 end_token_index,
                 input_pos,
             } => {
-                let rule = match self.queue[end_token_index] {
+                let rule = match self.queue[end_token_index as usize] {
                     QueueableToken::End { rule, .. } => rule,
                     _ => unreachable!(),
                 };
 
                 Token::Start {
                     rule,
-                    pos: position::Position::new_internal(self.input, input_pos),
+                    pos: position::Position::new_internal(self.input, input_pos as usize),
                 }
             }
             QueueableToken::End {
                 rule, input_pos, ..
             } => Token::End {
                 rule,
-                pos: position::Position::new_internal(self.input, input_pos),
+                pos: position::Position::new_internal(self.input, input_pos as usize),
             },
         }
     }
