@@ -84,16 +84,15 @@ use crate::RuleType;
 #[derive(Clone, Debug)]
 pub struct PairsBuilder<'i, R> {
     input: &'i str,
-    nodes: Vec<BuilderNode<'i, R>>,
+    nodes: Vec<BuilderNode<R>>,
 }
 
 #[derive(Clone, Debug)]
-struct BuilderNode<'i, R> {
+struct BuilderNode<R> {
     rule: R,
     start: usize,
     end: usize,
-    tag: Option<&'i str>,
-    children: Vec<BuilderNode<'i, R>>,
+    children: Vec<BuilderNode<R>>,
 }
 
 impl<'i, R: RuleType> PairsBuilder<'i, R> {
@@ -134,7 +133,6 @@ impl<'i, R: RuleType> PairsBuilder<'i, R> {
             rule,
             start,
             end,
-            tag: None,
             children: Vec::new(),
         });
         self
@@ -174,15 +172,15 @@ impl<'i, R: RuleType> PairsBuilder<'i, R> {
             rule,
             start,
             end,
-            tag: None,
             children,
         });
         self
     }
 
-    /// Attaches `tag` to the most recently appended pair, so that it can be
-    /// looked up with [`Pairs::find_first_tagged`], [`Pairs::find_tagged`] or
-    /// [`Pair::as_node_tag`].
+    /// Would attach `tag` to the most recently appended pair, for
+    /// [`Pairs::find_first_tagged`], [`Pairs::find_tagged`] or
+    /// [`Pair::as_node_tag`]; grammar-patch's copy keeps no tag (see
+    /// `QueueableToken`), so it only checks that there is such a pair.
     ///
     /// [`Pairs::find_first_tagged`]: struct.Pairs.html#method.find_first_tagged
     /// [`Pairs::find_tagged`]: struct.Pairs.html#method.find_tagged
@@ -204,11 +202,11 @@ impl<'i, R: RuleType> PairsBuilder<'i, R> {
     /// // grammar-patch's copy keeps no tag (see `QueueableToken`).
     /// assert!(pairs.find_first_tagged("answer").is_none());
     /// ```
-    pub fn tag(mut self, tag: &'i str) -> Self {
-        self.nodes
-            .last_mut()
-            .expect("PairsBuilder::tag called before any rule was added")
-            .tag = Some(tag);
+    pub fn tag(self, _tag: &'i str) -> Self {
+        assert!(
+            !self.nodes.is_empty(),
+            "PairsBuilder::tag called before any rule was added"
+        );
         self
     }
 
@@ -248,7 +246,7 @@ impl<'i, R: RuleType> PairsBuilder<'i, R> {
 fn push_node<'i, R: RuleType>(
     queue: &mut Vec<QueueableToken<'i, R>>,
     input: &'i str,
-    node: &BuilderNode<'i, R>,
+    node: &BuilderNode<R>,
 ) {
     assert!(
         input.get(node.start..node.end).is_some(),
