@@ -23,7 +23,7 @@ if [ "${1:-}" = --check ]; then
   defined=$(nm --defined-only "$bin" | awk '{ print $3 }' | sort -u | grep -cxFf - "$list" || true)
   total=$(wc -l < "$list")
   # The first 50 functions of the code, by address.
-  first=$(nm -n --defined-only "$bin" | awk '$2 ~ /^[tT]$/ && $3 ~ /^_ZN/ && n++ < 50 { print $3 }')
+  first=$(nm -n --defined-only "$bin" | awk '$2 ~ /^[tT]$/ && $3 ~ /^_(ZN|R)/ && n++ < 50 { print $3 }')
   leading=$(grep -cxFf "$list" <<< "$first" || true)
   echo "$bin: $defined of the list's $total names defined; $leading of its first 50 functions listed"
   if [ "$leading" -lt 50 ]; then
@@ -80,14 +80,15 @@ for f in udiff codex repopatch ap; do
 done
 profile "$work/small/before" --version
 # Every function named in any profile (callgrind names a function once
-# with its symbol, "fn=(12) _ZN...", then by number; a large apply's
-# samples count as one profile), those most profiles run first, then in
-# the order first seen: the code every call runs comes first, then each
-# format's own, together.
-for p in "$work"/cg.* "$work/sampled"; do
-  grep -oE '^(c?fn=\([0-9]+\) )?_ZN.*' "$p" | sed -E 's/^c?fn=\([0-9]+\) //' | awk '!seen[$0]++' || true
-done | awk '{ if (!($0 in n)) first[$0] = NR; n[$0]++ } END { for (f in n) print n[f], first[f], f }' \
+# with its symbol, "fn=(12) NAME", then by number; a large apply's samples
+# count as one profile), those most profiles run first, then in the order
+# first seen: the code every call runs comes first, then each format's
+# own, together. Only the binary's own functions (Rust's, whether mangled
+# "_ZN..." or, as std is, "_R...", and the C start-up's): a shared
+# library's are not linked here.
+{ for p in "$work"/cg.*; do sed -nE 's/^c?fn=\([0-9]+\) //p' "$p" | awk '!seen[$0]++'; done
+  awk '!seen[$0]++' "$work/sampled"; } | awk '{ if (!($0 in n)) first[$0] = NR; n[$0]++ } END { for (f in n) print n[f], first[f], f }' \
   | sort -k1,1nr -k2,2n | awk '{ print $3 }' > "$work/named"
-nm --defined-only "$bin" | awk '{print $3}' | sort -u > "$work/defined"
+nm --defined-only "$bin" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u > "$work/defined"
 awk 'NR == FNR { d[$0] = 1; next } d[$0]' "$work/defined" "$work/named" > "$list"
 echo "tools/hot-symbols.txt: $(wc -l < "$list") functions"
