@@ -71,7 +71,8 @@ fn order_code() {
         return;
     }
     let list = std::path::Path::new(&var("CARGO_MANIFEST_DIR")).join("tools/hot-symbols.txt");
-    if list.is_file() {
+    // `-Wl,` splits its argument at commas.
+    if list.is_file() && !list.to_string_lossy().contains(',') {
         println!(
             "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
             list.display()

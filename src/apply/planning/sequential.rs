@@ -5,7 +5,7 @@
 use super::evolve::{self, Evolving, NIL};
 use super::plan::{OpCx, Step};
 use crate::apply::matching::explain::{brief_miss, fuzz_warning, CANDIDATES, EXPLAINED_MISSES};
-use crate::apply::matching::find::{self, split_expecting, Made, Want};
+use crate::apply::matching::find::{self, Want};
 use crate::apply::matching::indent::{self, Indent};
 use crate::apply::matching::locate::{Locating, Miss, Part};
 use crate::apply::matching::text::FileText;
@@ -29,20 +29,13 @@ impl<'s> OpCx<'_, 's> {
     pub fn in_order<'p>(
         &mut self,
         rel: &RelPath,
-        text: &str,
-        made: Made,
+        file: FileText,
         edits: &'p [Edit<'_>],
     ) -> Step<Pieces<'p>>
     where
         's: 'p,
     {
-        let file = split_expecting(
-            text,
-            self.policy.lone_cr_breaks,
-            self.policy.finish.strip_trailing_whitespace,
-            made,
-            edits,
-        );
+        let text = file.text;
         if file.len() >= evolve::MAX_LINES {
             return self.fail(
                 Diagnostic::new(

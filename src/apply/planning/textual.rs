@@ -110,7 +110,8 @@ impl<'s> OpCx<'_, 's> {
             ..edit.clone()
         };
         let reported = self.errors.len();
-        match self.in_order(rel, text, Made::default(), std::slice::from_ref(&lines)) {
+        let one = std::slice::from_ref(&lines);
+        match self.in_order(rel, self.split(text, Made::default(), one), one) {
             Ok(pieces) => Ok(Output::new(text.to_string(), pieces).to_text()),
             Err(Reported) => {
                 for d in &mut self.errors[reported..] {
