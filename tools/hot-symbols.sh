@@ -49,10 +49,13 @@ done
 # One call under callgrind on a fresh copy of TREE; its failure is expected
 # for the refusals below. (Valgrind does not know openat2: the calls take
 # the tree's fallback there, and the list misses only its few functions.)
+# Profiles are numbered in the order made, which the list's ties follow.
+made=0
 profile() {
   local tree=$1; shift
   rm -rf "$work/t"; cp -r "$tree" "$work/t"
-  valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.%p" \
+  made=$((made + 1))
+  valgrind -q --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$(printf %03d "$made")" \
     "$bin" "$@" >/dev/null 2>&1 || true
 }
 # A large apply's functions as perf samples them, 20,000 times a second,
@@ -79,16 +82,19 @@ for f in udiff codex repopatch ap; do
   profile "$work/small/after" apply --json --root "$work/t" "$work/small/$f.patch"
 done
 profile "$work/small/before" --version
-# Every function named in any profile (callgrind names a function once
-# with its symbol, "fn=(12) NAME", then by number; a large apply's samples
-# count as one profile), those most profiles run first, then in the order
-# first seen: the code every call runs comes first, then each format's
-# own, together. Only the binary's own functions (Rust's, whether mangled
-# "_ZN..." or, as std is, "_R...", and the C start-up's): a shared
-# library's are not linked here.
-{ for p in "$work"/cg.*; do sed -nE 's/^c?fn=\([0-9]+\) //p' "$p" | awk '!seen[$0]++'; done
-  awk '!seen[$0]++' "$work/sampled"; } | awk '{ if (!($0 in n)) first[$0] = NR; n[$0]++ } END { for (f in n) print n[f], first[f], f }' \
-  | sort -k1,1nr -k2,2n | awk '{ print $3 }' > "$work/named"
+# Every function named in a callgrind profile (which names a function
+# once with its symbol, "fn=(12) NAME", then by number), those most
+# profiles run first, then in the order first seen: the code every call
+# runs comes first, then each format's own, together. Then those only the
+# large applies' samples saw, by name (sampling varies from run to run;
+# the rest of the list does not). Only the binary's own functions (Rust's,
+# whether mangled "_ZN..." or, as std is, "_R...", and the C start-up's):
+# a shared library's are not linked here.
+for p in "$work"/cg.*; do sed -nE 's/^c?fn=\([0-9]+\) //p' "$p" | awk '!seen[$0]++'; done \
+  | awk '{ if (!($0 in n)) first[$0] = NR; n[$0]++ } END { for (f in n) print n[f], first[f], f }' \
+  | sort -k1,1nr -k2,2n | awk '{ print $3 }' > "$work/called"
+sort -u "$work/sampled" | awk 'NR == FNR { c[$0] = 1; next } !c[$0]' "$work/called" - > "$work/sampled-only"
+cat "$work/called" "$work/sampled-only" > "$work/named"
 nm --defined-only "$bin" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u > "$work/defined"
 awk 'NR == FNR { d[$0] = 1; next } d[$0]' "$work/defined" "$work/named" > "$list"
 echo "tools/hot-symbols.txt: $(wc -l < "$list") functions"
