@@ -60,9 +60,10 @@ fn order_code() {
     println!("cargo:rerun-if-changed=tools/hot-symbols.txt");
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
-    let chosen_linker = !var("RUSTC_LINKER").is_empty()
-        || var("CARGO_ENCODED_RUSTFLAGS").contains("link")
-        || var("CARGO_ENCODED_RUSTFLAGS").contains("fuse-ld");
+    // A linker named in the configuration, or any link flag (`-C linker`,
+    // `-C link-arg=-fuse-ld=...`) in the flags.
+    let chosen_linker =
+        !var("RUSTC_LINKER").is_empty() || var("CARGO_ENCODED_RUSTFLAGS").contains("link");
     if var("PROFILE") != "release"
         || var("TARGET") != "x86_64-unknown-linux-gnu"
         || chosen_linker

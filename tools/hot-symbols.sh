@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes tools/hot-symbols.txt: the functions the installed binary runs in
-# typical calls, first-seen order. build.rs hands the list to the linker
+# typical calls, those most calls run first. build.rs hands the list to the linker
 # (`--symbol-ordering-file`, release builds linked by LLD) so that they sit
 # together at the start of the code. The kernel maps a binary's code 64 KiB
 # around each page a call touches; scattered over 4.3 MiB of code, the
@@ -37,6 +37,7 @@ if [ "${1:-}" = --check ]; then
   exit 0
 fi
 command -v valgrind >/dev/null || { echo "valgrind missing: apt-get install -y valgrind" >&2; exit 1; }
+command -v perf >/dev/null || { echo "perf missing: apt-get install -y linux-perf" >&2; exit 1; }
 cd "$HERE"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -70,7 +71,6 @@ sample() {
     perf script -i "$work/perf.data" -F ip,sym --no-demangle 2>/dev/null | awk '{print $2}' >> "$work/sampled"
   done
 }
-command -v perf >/dev/null || { echo "perf missing: apt-get install -y linux-perf" >&2; exit 1; }
 for f in udiff codex repopatch ap; do
   sample "$f"
   profile "$work/small/before" apply --root "$work/t" "$work/small/$f.patch"
